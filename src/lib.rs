@@ -5,3 +5,4 @@
 //! - [`cli`]: the command line, a thin layer over the rest.
 pub mod cli;
 pub mod rules;
+pub mod store;

@@ -5,7 +5,14 @@ use clap::{Parser, Subcommand};
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+mod browse;
+mod export;
 mod perft;
+mod prove;
+mod serve;
+mod table;
+mod tables;
+mod verify;
 
 /// Exit code: proven, verified or done.
 pub const EXIT_OK: u8 = 0;
@@ -28,6 +35,20 @@ pub struct Cli {
 enum Command {
     /// Count leaf positions of the move tree (move-generator test and timing).
     Perft(perft::PerftArgs),
+    /// Prove a forced win for a line and store its solution tree (issue 3).
+    Prove(prove::ProveArgs),
+    /// Certify a proof from the store or a win-tree file (issue 4).
+    Verify(verify::VerifyArgs),
+    /// Write a stored proof as a Watkins win-tree file (issue 4).
+    Export(export::ExportArgs),
+    /// Show the proof tree at a line in the terminal (issue 5).
+    Browse(browse::BrowseArgs),
+    /// Serve proof trees over HTTP and as a web page (issue 5).
+    Serve(serve::ServeArgs),
+    /// The table of White's 20 first moves (issue 5).
+    Table(table::TableArgs),
+    /// Endgame tables up to 4 men: build, verify, probe (issue 6).
+    Tables(tables::TablesArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -42,6 +63,13 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Perft(args) => perft::run(args),
+        Command::Prove(args) => prove::run(args),
+        Command::Verify(args) => verify::run(args),
+        Command::Export(args) => export::run(args),
+        Command::Browse(args) => browse::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Table(args) => table::run(args),
+        Command::Tables(args) => tables::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

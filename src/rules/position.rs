@@ -192,10 +192,10 @@ impl Position {
     pub(crate) fn finish_setup(&mut self, turn: Color, ep: Option<Square>) {
         self.turn = turn;
         self.ep = None;
-        if let Some(ep) = ep {
-            if self.ep_capturers(ep) != 0 {
-                self.ep = Some(ep);
-            }
+        if let Some(ep) = ep
+            && self.ep_capturers(ep) != 0
+        {
+            self.ep = Some(ep);
         }
         self.hash = self.zobrist_from_scratch();
     }

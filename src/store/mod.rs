@@ -1,0 +1,385 @@
+//! The proof store: proven positions in an embedded redb database.
+//!
+//! One module owns the storage engine. Everything above it speaks in keys
+//! (the 25-byte packed position of `rules::PackedPosition`, whose layout is
+//! documented there and re-derived independently by the checker) and
+//! fixed-width [`Record`]s. This module depends on no rules code, so the
+//! checker can read the store without trusting the prover.
+//!
+//! # Layout (schema version 1)
+//!
+//! * table `meta` (`&str` -> bytes): `schema` = u32 LE [`SCHEMA_VERSION`];
+//!   other keys are free-form metadata (runs, checkpoints).
+//! * table `proven_international` and `proven_fics`
+//!   (`[u8; 25]` -> `[u8; 12]`): one record per proven position under that
+//!   rule set, see [`Record`].
+//!
+//! A store written by another schema version is refused with
+//! [`StoreError::Schema`], never rewritten.
+//!
+//! # Why redb
+//!
+//! Measured on this store's shape (20 M records, 24-byte keys, 12-byte
+//! values, batched inserts): sled 0.34.7 passed 15 GB resident before it
+//! had inserted 4 M records; redb 4.x inserted 70 k records/s at 1.1 GB
+//! resident, 111 bytes a record on disk, and read 320 k random keys/s;
+//! fjall 3.x inserted faster (200 k/s, 48 bytes a record) but read 3-4x
+//! slower.
+
+use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Width of a key: a packed position.
+pub const KEY_LEN: usize = 25;
+/// Width of a record.
+pub const RECORD_LEN: usize = 12;
+/// The store's schema version.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A key: a packed position.
+pub type Key = [u8; KEY_LEN];
+
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+const PROVEN_INTERNATIONAL: TableDefinition<&[u8; KEY_LEN], &[u8; RECORD_LEN]> =
+    TableDefinition::new("proven_international");
+const PROVEN_FICS: TableDefinition<&[u8; KEY_LEN], &[u8; RECORD_LEN]> =
+    TableDefinition::new("proven_fics");
+
+/// A rule set as the store names it (kept apart from `rules::RuleSet` so the
+/// store depends on no rules code): 0 international, 1 FICS.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Rules {
+    /// International (lichess) rules.
+    International,
+    /// FICS rules.
+    Fics,
+}
+
+impl Rules {
+    fn table(self) -> TableDefinition<'static, &'static [u8; KEY_LEN], &'static [u8; RECORD_LEN]> {
+        match self {
+            Rules::International => PROVEN_INTERNATIONAL,
+            Rules::Fics => PROVEN_FICS,
+        }
+    }
+}
+
+/// What a record says of its position.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Verdict {
+    /// The side to move wins; the record holds the winning move.
+    Win,
+    /// The side to move loses: every legal move leads to a position the
+    /// opponent wins.
+    Loss,
+}
+
+/// A stored proven position: 12 bytes.
+///
+/// ```text
+/// byte 0      verdict: 1 win for the side to move, 2 loss
+/// byte 1      flags: bit 0 = the proof below rests on endgame tables;
+///             other bits 0
+/// bytes 2..4  winning move, Watkins move code, u16 LE (0 for a loss)
+/// bytes 4..12 proof size: distinct positions in the stored proof below
+///             and including this one, u64 LE (as counted when proven)
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Record {
+    /// Win or loss for the side to move.
+    pub verdict: Verdict,
+    /// Flag bits (bit 0: rests on endgame tables).
+    pub flags: u8,
+    /// The winning move's Watkins code (0 for a loss).
+    pub mv: u16,
+    /// Size of the proof below, in distinct positions.
+    pub size: u64,
+}
+
+impl Record {
+    /// The 12-byte form.
+    pub fn to_bytes(&self) -> [u8; RECORD_LEN] {
+        let mut b = [0u8; RECORD_LEN];
+        b[0] = match self.verdict {
+            Verdict::Win => 1,
+            Verdict::Loss => 2,
+        };
+        b[1] = self.flags;
+        b[2..4].copy_from_slice(&self.mv.to_le_bytes());
+        b[4..12].copy_from_slice(&self.size.to_le_bytes());
+        b
+    }
+
+    /// Reads the 12-byte form.
+    pub fn from_bytes(b: &[u8; RECORD_LEN]) -> Result<Record, StoreError> {
+        let verdict = match b[0] {
+            1 => Verdict::Win,
+            2 => Verdict::Loss,
+            v => return Err(StoreError::Corrupt(format!("record verdict byte {v}"))),
+        };
+        if b[1] & !1 != 0 {
+            return Err(StoreError::Corrupt(format!("record flag byte {:#x}", b[1])));
+        }
+        Ok(Record {
+            verdict,
+            flags: b[1],
+            mv: u16::from_le_bytes([b[2], b[3]]),
+            size: u64::from_le_bytes(b[4..12].try_into().expect("8 bytes")),
+        })
+    }
+}
+
+/// A store that could not be opened, read or written.
+#[derive(Debug)]
+pub enum StoreError {
+    /// The database file could not be opened or created.
+    Open {
+        /// Its path.
+        path: PathBuf,
+        /// What the engine said.
+        message: String,
+    },
+    /// The store was written by another schema version.
+    Schema {
+        /// Its path.
+        path: PathBuf,
+        /// The version found (None: no version recorded).
+        found: Option<u32>,
+    },
+    /// A record or key that cannot be decoded.
+    Corrupt(String),
+    /// The engine failed during a read or write.
+    Engine(String),
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Open { path, message } => {
+                write!(f, "cannot open proof store {}: {message}", path.display())
+            }
+            StoreError::Schema { path, found } => match found {
+                Some(v) => write!(
+                    f,
+                    "proof store {} has schema version {v}; this antiproof reads version {SCHEMA_VERSION}",
+                    path.display()
+                ),
+                None => write!(
+                    f,
+                    "{} is not an antiproof proof store (no schema version)",
+                    path.display()
+                ),
+            },
+            StoreError::Corrupt(m) => write!(f, "corrupt proof store: {m}"),
+            StoreError::Engine(m) => write!(f, "proof store error: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+fn engine<E: fmt::Display>(e: E) -> StoreError {
+    StoreError::Engine(e.to_string())
+}
+
+/// An open proof store.
+pub struct Store {
+    db: Database,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens the store at `path`, creating it (with the current schema) if
+    /// the file does not exist.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let existed = path.exists();
+        let db = Database::create(path).map_err(|e| StoreError::Open {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        let store = Store {
+            db,
+            path: path.to_path_buf(),
+        };
+        if !existed || store.is_empty_file()? {
+            let tx = store.db.begin_write().map_err(engine)?;
+            {
+                let mut meta = tx.open_table(META).map_err(engine)?;
+                meta.insert("schema", SCHEMA_VERSION.to_le_bytes().as_slice())
+                    .map_err(engine)?;
+                tx.open_table(PROVEN_INTERNATIONAL).map_err(engine)?;
+                tx.open_table(PROVEN_FICS).map_err(engine)?;
+            }
+            tx.commit().map_err(engine)?;
+        }
+        store.check_schema()?;
+        Ok(store)
+    }
+
+    /// Opens an existing store; a missing file is an error.
+    pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
+        if !path.exists() {
+            return Err(StoreError::Open {
+                path: path.to_path_buf(),
+                message: "no such file".into(),
+            });
+        }
+        Store::open(path)
+    }
+
+    fn is_empty_file(&self) -> Result<bool, StoreError> {
+        let tx = self.db.begin_read().map_err(engine)?;
+        Ok(tx.list_tables().map_err(engine)?.next().is_none())
+    }
+
+    fn check_schema(&self) -> Result<(), StoreError> {
+        let found = self
+            .meta("schema")?
+            .and_then(|b| b.try_into().ok().map(u32::from_le_bytes));
+        if found != Some(SCHEMA_VERSION) {
+            return Err(StoreError::Schema {
+                path: self.path.clone(),
+                found,
+            });
+        }
+        Ok(())
+    }
+
+    /// The path of the database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A metadata value.
+    pub fn meta(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let tx = self.db.begin_read().map_err(engine)?;
+        let table = match tx.open_table(META) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(engine(e)),
+        };
+        Ok(table.get(key).map_err(engine)?.map(|v| v.value().to_vec()))
+    }
+
+    /// Sets a metadata value (not `schema`).
+    pub fn set_meta(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        assert_ne!(key, "schema", "the schema version is not metadata to set");
+        let tx = self.db.begin_write().map_err(engine)?;
+        {
+            let mut meta = tx.open_table(META).map_err(engine)?;
+            meta.insert(key, value).map_err(engine)?;
+        }
+        tx.commit().map_err(engine)
+    }
+
+    /// The record of a position, if proven.
+    pub fn get(&self, rules: Rules, key: &Key) -> Result<Option<Record>, StoreError> {
+        self.reader()?.get(rules, key)
+    }
+
+    /// A read snapshot, for many lookups without a transaction each.
+    pub fn reader(&self) -> Result<StoreReader, StoreError> {
+        Ok(StoreReader {
+            tx: self.db.begin_read().map_err(engine)?,
+        })
+    }
+
+    /// Writes a batch of records in one transaction. A key already present
+    /// is overwritten.
+    pub fn put_batch(&self, rules: Rules, items: &[(Key, Record)]) -> Result<(), StoreError> {
+        if items.is_empty() {
+            return Ok(());
+        }
+        let tx = self.db.begin_write().map_err(engine)?;
+        {
+            let mut table = tx.open_table(rules.table()).map_err(engine)?;
+            for (k, r) in items {
+                table.insert(k, &r.to_bytes()).map_err(engine)?;
+            }
+        }
+        tx.commit().map_err(engine)
+    }
+
+    /// Number of proven positions under a rule set.
+    pub fn len(&self, rules: Rules) -> Result<u64, StoreError> {
+        let tx = self.db.begin_read().map_err(engine)?;
+        let table = tx.open_table(rules.table()).map_err(engine)?;
+        table.len().map_err(engine)
+    }
+
+    /// Size of the database file in bytes.
+    pub fn file_bytes(&self) -> u64 {
+        std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0)
+    }
+}
+
+/// A read snapshot of the store.
+pub struct StoreReader {
+    tx: redb::ReadTransaction,
+}
+
+impl StoreReader {
+    /// The record of a position, if proven.
+    pub fn get(&self, rules: Rules, key: &Key) -> Result<Option<Record>, StoreError> {
+        let table = match self.tx.open_table(rules.table()) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(engine(e)),
+        };
+        match table.get(key).map_err(engine)? {
+            Some(v) => Ok(Some(Record::from_bytes(v.value())?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Calls `f` on every record under a rule set, in key order.
+    pub fn for_each(
+        &self,
+        rules: Rules,
+        mut f: impl FnMut(&Key, Record) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let table = self.tx.open_table(rules.table()).map_err(engine)?;
+        for item in table.iter().map_err(engine)? {
+            let (k, v) = item.map_err(engine)?;
+            f(k.value(), Record::from_bytes(v.value())?)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_and_persist() {
+        let dir = std::env::temp_dir().join(format!("antiproof-store-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.redb");
+        let _ = std::fs::remove_file(&path);
+        let r = Record {
+            verdict: Verdict::Win,
+            flags: 0,
+            mv: 0x1234,
+            size: 77,
+        };
+        {
+            let s = Store::open(&path).unwrap();
+            s.put_batch(Rules::International, &[([7; KEY_LEN], r)])
+                .unwrap();
+        }
+        let s = Store::open_existing(&path).unwrap();
+        assert_eq!(s.get(Rules::International, &[7; KEY_LEN]).unwrap(), Some(r));
+        assert_eq!(s.get(Rules::Fics, &[7; KEY_LEN]).unwrap(), None);
+        assert_eq!(s.len(Rules::International).unwrap(), 1);
+        assert!(Record::from_bytes(&[9; RECORD_LEN]).is_err());
+        drop(s);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn key_width_is_the_packed_position() {
+        assert_eq!(KEY_LEN, crate::rules::PACKED_LEN);
+    }
+}
