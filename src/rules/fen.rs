@@ -129,6 +129,34 @@ fn parse_number(s: &str, field: FenField) -> Result<u32, FenError> {
 }
 
 impl Position {
+    /// Builds a position from pieces on squares, the side to move and an
+    /// en-passant square (dropped unless a capture on it is legal). Checks
+    /// what a FEN read checks: no two pieces on a square, no pawn on a back
+    /// rank, at most 16 pieces a side.
+    pub fn from_pieces(
+        pieces: impl IntoIterator<Item = (Square, Piece)>,
+        turn: Color,
+        ep: Option<Square>,
+    ) -> Result<Position, FenError> {
+        let mut pos = Position::empty(turn);
+        for (sq, p) in pieces {
+            if pos.role_at(sq).is_some() {
+                return Err(FenError::new(FenField::Board, format!("two pieces on {sq}")));
+            }
+            pos.put(sq, p);
+        }
+        if pos.by_role[0] & (RANK_1 | RANK_8) != 0 {
+            return Err(FenError::new(FenField::Board, "a pawn stands on the first or last rank"));
+        }
+        for c in Color::ALL {
+            if pos.count(c) > 16 {
+                return Err(FenError::new(FenField::Board, format!("{c} has more than 16 pieces")));
+            }
+        }
+        pos.finish_setup(turn, ep);
+        Ok(pos)
+    }
+
     /// Reads a FEN (six fields) or the four fields of an EPD position.
     pub fn from_fen(fen: &str) -> Result<Position, FenError> {
         let fields: Vec<&str> = fen.split_ascii_whitespace().collect();
