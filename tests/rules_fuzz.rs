@@ -56,7 +56,9 @@ fn mutate(rng: &mut Rng, s: &str) -> String {
 
 fn random_string(rng: &mut Rng) -> String {
     let len = rng.below(40);
-    let b: Vec<u8> = (0..len).map(|_| ALPHABET[rng.below(ALPHABET.len())]).collect();
+    let b: Vec<u8> = (0..len)
+        .map(|_| ALPHABET[rng.below(ALPHABET.len())])
+        .collect();
     String::from_utf8_lossy(&b).into_owned()
 }
 
@@ -92,8 +94,13 @@ fn fen_and_epd_readers_never_panic_and_round_trip() {
 #[test]
 fn move_and_line_readers_never_panic() {
     let mut rng = Rng(0x0123_4567_89ab_cdef);
-    let positions: Vec<Position> = SEEDS.iter().map(|f| Position::from_fen(f).unwrap()).collect();
-    let seeds = ["e2e4", "e7e8k", "Nf3", "exd3", "a8=K", "Qxd8", "e.p.", "O-O", "Kd1", "bxc3"];
+    let positions: Vec<Position> = SEEDS
+        .iter()
+        .map(|f| Position::from_fen(f).unwrap())
+        .collect();
+    let seeds = [
+        "e2e4", "e7e8k", "Nf3", "exd3", "a8=K", "Qxd8", "e.p.", "O-O", "Kd1", "bxc3",
+    ];
     for i in 0..200_000 {
         let s = if i % 3 == 0 {
             random_string(&mut rng)

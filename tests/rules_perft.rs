@@ -106,7 +106,11 @@ fn hundred_games_replay_to_their_final_positions() {
         assert_eq!(pos.to_fen(), cols[1], "game {games} final FEN");
         let legal: usize = cols[2].parse().unwrap();
         assert_eq!(pos.legal_moves().len(), legal, "game {games} legal moves");
-        assert_eq!(pos.count_legal_moves() as usize, legal, "game {games} count");
+        assert_eq!(
+            pos.count_legal_moves() as usize,
+            legal,
+            "game {games} count"
+        );
         games += 1;
     }
     assert_eq!(games, 100);

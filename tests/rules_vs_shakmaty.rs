@@ -34,7 +34,8 @@ fn shakmaty_pos(fen: &str) -> Antichess {
 }
 
 fn start_fens() -> Vec<String> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/crosscheck_positions.txt");
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/testdata/crosscheck_positions.txt");
     let text = std::fs::read_to_string(p).unwrap();
     let mut fens: Vec<String> = text
         .lines()
@@ -48,7 +49,13 @@ fn start_fens() -> Vec<String> {
 /// The game end shakmaty implies under a rule set (FICS from its stalemate
 /// and piece counts).
 fn expected_outcome(sh: &Antichess, rules: RuleSet) -> Option<Outcome> {
-    let color = |c: shakmaty::Color| if c.is_white() { Color::White } else { Color::Black };
+    let color = |c: shakmaty::Color| {
+        if c.is_white() {
+            Color::White
+        } else {
+            Color::Black
+        }
+    };
     let turn = sh.turn();
     let ours = sh.board().by_color(turn).count();
     let theirs = sh.board().by_color(!turn).count();
@@ -65,7 +72,9 @@ fn expected_outcome(sh: &Antichess, rules: RuleSet) -> Option<Outcome> {
     }
     match sh.outcome() {
         shakmaty::Outcome::Known(KnownOutcome::Draw) => Some(Outcome::Draw),
-        shakmaty::Outcome::Known(KnownOutcome::Decisive { winner }) => Some(Outcome::Win(color(winner))),
+        shakmaty::Outcome::Known(KnownOutcome::Decisive { winner }) => {
+            Some(Outcome::Win(color(winner)))
+        }
         shakmaty::Outcome::Unknown => None,
     }
 }
@@ -74,10 +83,22 @@ fn compare(pos: &Position, sh: &Antichess, ctx: &str) {
     let fen = pos.to_fen();
     let sh_fen = Fen::from_position(sh, EnPassantMode::Legal).to_string();
     assert_eq!(fen, sh_fen, "{ctx}: FEN");
-    assert_eq!(Position::from_fen(&fen).unwrap(), *pos, "{ctx}: FEN round trip");
+    assert_eq!(
+        Position::from_fen(&fen).unwrap(),
+        *pos,
+        "{ctx}: FEN round trip"
+    );
     let packed = pos.pack();
-    assert_eq!(Position::unpack(&packed).unwrap(), *pos, "{ctx}: packed round trip {fen}");
-    assert_eq!(pos.zobrist(), pos.zobrist_from_scratch(), "{ctx}: incremental hash {fen}");
+    assert_eq!(
+        Position::unpack(&packed).unwrap(),
+        *pos,
+        "{ctx}: packed round trip {fen}"
+    );
+    assert_eq!(
+        pos.zobrist(),
+        pos.zobrist_from_scratch(),
+        "{ctx}: incremental hash {fen}"
+    );
 
     let legal = pos.legal_moves();
     let mut ours: Vec<String> = legal.iter().map(|m| m.to_string()).collect();
@@ -89,11 +110,19 @@ fn compare(pos: &Position, sh: &Antichess, ctx: &str) {
     ours.sort();
     theirs.sort();
     assert_eq!(ours, theirs, "{ctx}: legal moves of {fen}");
-    assert_eq!(pos.count_legal_moves() as usize, theirs.len(), "{ctx}: count {fen}");
+    assert_eq!(
+        pos.count_legal_moves() as usize,
+        theirs.len(),
+        "{ctx}: count {fen}"
+    );
     let sh_capture = sh_legal.iter().any(|m| m.is_capture());
     assert_eq!(pos.has_capture(), sh_capture, "{ctx}: has_capture {fen}");
     for rules in RuleSet::ALL {
-        assert_eq!(pos.outcome(rules), expected_outcome(sh, rules), "{ctx}: outcome ({rules}) {fen}");
+        assert_eq!(
+            pos.outcome(rules),
+            expected_outcome(sh, rules),
+            "{ctx}: outcome ({rules}) {fen}"
+        );
     }
     for &m in legal.iter() {
         let san = pos.san_with(m, &legal);
@@ -101,8 +130,16 @@ fn compare(pos: &Position, sh: &Antichess, ctx: &str) {
             .iter()
             .find(|x| x.to_uci(CastlingMode::Standard).to_string() == m.to_string())
             .unwrap();
-        assert_eq!(san, San::from_move(sh, *shm).to_string(), "{ctx}: SAN of {m} in {fen}");
-        assert_eq!(pos.parse_move(&san).unwrap(), m, "{ctx}: reading SAN {san} in {fen}");
+        assert_eq!(
+            san,
+            San::from_move(sh, *shm).to_string(),
+            "{ctx}: SAN of {m} in {fen}"
+        );
+        assert_eq!(
+            pos.parse_move(&san).unwrap(),
+            m,
+            "{ctx}: reading SAN {san} in {fen}"
+        );
     }
 }
 
@@ -154,7 +191,8 @@ fn ten_million_positions_agree_with_shakmaty() {
 fn outcome_cases_file() {
     // Rows of antichess_outcome_cases.tsv, with our documented choices on
     // the DIVERGENCE rows.
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/antichess_outcome_cases.tsv");
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/testdata/antichess_outcome_cases.tsv");
     let text = std::fs::read_to_string(p).unwrap();
     let mut rows = 0;
     for line in text.lines() {
@@ -165,8 +203,12 @@ fn outcome_cases_file() {
         let pos = Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
         let got = pos.outcome(RuleSet::International);
         let expected = match fen {
-            "8/8/8/8/8/6b1/4B3/8 w - - 0 1" | "6B1/8/8/8/1b6/8/8/5B2 b - - 0 1" => Some(Outcome::Draw),
-            "8/p7/P7/8/8/8/8/8 b - - 0 1" | "8/8/Q7/8/8/8/6PR/8 b - - 0 1" => Some(Outcome::Win(Color::Black)),
+            "8/8/8/8/8/6b1/4B3/8 w - - 0 1" | "6B1/8/8/8/1b6/8/8/5B2 b - - 0 1" => {
+                Some(Outcome::Draw)
+            }
+            "8/p7/P7/8/8/8/8/8 b - - 0 1" | "8/8/Q7/8/8/8/6PR/8 b - - 0 1" => {
+                Some(Outcome::Win(Color::Black))
+            }
             // Unreachable: the side not to move has no pieces. Our choice:
             // that side has won.
             "8/8/8/8/8/8/8/R7 w - - 0 1" => Some(Outcome::Win(Color::Black)),
