@@ -189,3 +189,44 @@ pub fn color_name(c: Color) -> &'static str {
         Color::Black => "black",
     }
 }
+
+/// Plays a line of moves (UCI or SAN, mixed; move numbers such as `1.` are
+/// skipped) from `start` with shakmaty. The error names the 1-based ply,
+/// the move and the position.
+pub fn play_line<S: AsRef<str>>(
+    start: &Antichess,
+    moves: &[S],
+) -> Result<(Antichess, Vec<Move>), String> {
+    let mut pos = start.clone();
+    let mut played = Vec::new();
+    let mut ply = 0;
+    for tok in moves
+        .iter()
+        .flat_map(|s| s.as_ref().split(|c: char| c.is_whitespace() || c == ','))
+    {
+        let t = tok.trim_start_matches(|c: char| c.is_ascii_digit());
+        let t = t.trim_start_matches('.');
+        if t.is_empty() {
+            continue;
+        }
+        ply += 1;
+        let m = t
+            .parse::<shakmaty::uci::UciMove>()
+            .ok()
+            .and_then(|u| u.to_move(&pos).ok())
+            .or_else(|| t.parse::<San>().ok().and_then(|san| san.to_move(&pos).ok()));
+        match m {
+            Some(m) => {
+                pos.play_unchecked(m);
+                played.push(m);
+            }
+            None => {
+                return Err(format!(
+                    "move {ply} ({t:?}) is not a legal move (UCI or SAN) in {}",
+                    fen(&pos)
+                ));
+            }
+        }
+    }
+    Ok((pos, played))
+}

@@ -25,7 +25,14 @@ pub struct TreeOptions {
     pub start: Option<Antichess>,
     /// Worker threads; `None`: all cores.
     pub threads: Option<usize>,
+    /// Moves after the prolog to the node to certify (the file's root when
+    /// empty). Transpositions leaving that subtree are followed: their
+    /// targets' subtrees are checked too.
+    pub line: Vec<MoveCode>,
 }
+
+/// No enclosing region (a walk started at a transposition target).
+const NO_REGION: u32 = u32::MAX;
 
 /// Subtrees of at least this many slots are split across threads.
 const PAR_MIN_SLOTS: u32 = 1 << 12;
@@ -150,7 +157,9 @@ impl Walker<'_, '_> {
         if self.targets.contains(slot) {
             let id = self.targets.id(slot);
             let _ = self.keys[id as usize].set(game::pack(pos));
-            acc.edges.push((region, id, depth - region_depth));
+            if region != NO_REGION {
+                acc.edges.push((region, id, depth - region_depth));
+            }
             region = id;
             region_depth = depth;
         }
@@ -366,28 +375,48 @@ fn unpack_fen_source(k: &Key) -> Antichess {
 }
 
 /// The moves from the root to a slot, found by descending the pre-order
-/// layout (a child's subtree is the slot range up to its next sibling).
-fn path_to(tree: &WinTree, slot: u32) -> Option<Vec<MoveCode>> {
+/// layout (a child's subtree is the slot range up to its next sibling),
+/// and the end of the slot's range.
+fn path_to(tree: &WinTree, slot: u32) -> Option<(Vec<MoveCode>, u32)> {
     let mut n = 0;
+    let mut end = tree.len();
     let mut path = Vec::new();
     while n != slot {
-        let mut best: Option<Node> = None;
+        let mut best: Option<(Node, u32)> = None;
         for c in tree.children(n).ok()? {
             let c = c.ok()?;
             if c.index <= slot {
-                best = Some(c);
+                best = Some((c, c.next_sibling.unwrap_or(end)));
             } else {
                 break;
             }
         }
-        let b = best?;
+        let (b, e) = best?;
+        if e > end || e <= b.index {
+            return None;
+        }
         path.push(b.mv?);
         n = b.index;
+        end = e;
         if path.len() > 100_000 {
             return None;
         }
     }
-    Some(path)
+    Some((path, end))
+}
+
+/// Follows moves (after the prolog) from the root: the slot reached
+/// (resolved through transpositions) and the end of its range.
+fn follow(tree: &WinTree, line: &[MoveCode]) -> Option<(u32, u32)> {
+    let mut n = 0;
+    for &m in line {
+        n = tree.child_by_move(n, m).ok()??;
+    }
+    if n == 0 {
+        return Some((0, tree.len()));
+    }
+    let (_, end) = path_to(tree, n)?;
+    Some((n, end))
 }
 
 /// Infers the winner: walks the first-child chain from the root to the
@@ -509,15 +538,34 @@ pub fn check_tree(tree: &WinTree, opts: &TreeOptions) -> Report {
             return report;
         }
     };
-    pool.install(|| check_tree_in_pool(tree, opts, &start, &prolog, root, report, t0))
+    // The node to certify, when a line into the tree is given.
+    let mut all = prolog.clone();
+    all.extend(opts.line.iter().copied());
+    let (full_line, sub_root) = game::san_line(&start, &all);
+    if full_line.ends_with('?') {
+        let fen = report.root_fen.clone();
+        reject(
+            &mut report,
+            None,
+            full_line,
+            fen,
+            Reason::BadLine("a move of the line is not legal".into()),
+        );
+        return report;
+    }
+    report.root_line = full_line;
+    report.root_fen = game::fen(&sub_root);
+    pool.install(|| check_tree_in_pool(tree, opts, &start, &prolog, root, sub_root, report, t0))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn check_tree_in_pool(
     tree: &WinTree,
     opts: &TreeOptions,
     start: &Antichess,
     prolog: &[MoveCode],
     root: Antichess,
+    sub_root: Antichess,
     mut report: Report,
     t0: Instant,
 ) -> Report {
@@ -525,7 +573,7 @@ fn check_tree_in_pool(
     let n = tree.len();
     let located = |slot: u32, reason: Reason| -> Verdict {
         let (line, fen) = match path_to(tree, slot) {
-            Some(p) => {
+            Some((p, _)) => {
                 let mut all = prolog.to_vec();
                 all.extend(p);
                 let (line, pos) = game::san_line(start, &all);
@@ -602,30 +650,105 @@ fn check_tree_in_pool(
         targets,
         deferred: Mutex::new(Vec::new()),
     };
+    // The node to certify.
     let mut acc = Acc::default();
-    walker.visit(tree.root(), n, &root, 0, root_region, 0, &mut acc);
-
-    // Transpositions whose target was reached after them.
-    let deferred = std::mem::take(&mut *walker.deferred.lock().expect("no panics while locked"));
-    for (slot, target, key) in deferred {
-        match walker.keys[walker.targets.id(target) as usize].get() {
-            Some(k) if *k != key => acc.fail(
-                slot,
-                Reason::TranspositionMismatch {
-                    target,
-                    target_fen: game::fen(&unpack_fen_source(k)),
-                },
-            ),
-            Some(_) => {}
+    let (start_slot, start_end) = if opts.line.is_empty() {
+        (0, n)
+    } else {
+        match follow(tree, &opts.line) {
+            Some(x) => x,
             None => {
-                if acc.error.is_none() {
-                    acc.fail(
-                        slot,
-                        Reason::Malformed(format!(
-                            "node {slot}: transposition target {target} never reached"
-                        )),
-                    )
+                report.verdict = Verdict::Rejected(Box::new(Rejection {
+                    line: report.root_line.clone(),
+                    fen: report.root_fen.clone(),
+                    node: Some(0),
+                    reason: Reason::BadLine("the line leaves the tree".into()),
+                }));
+                report.elapsed = t0.elapsed();
+                return report;
+            }
+        }
+    };
+    let start_node = match tree.node(start_slot) {
+        Ok(x) => x,
+        Err(e) => {
+            report.verdict = located(start_slot, e.into());
+            return report;
+        }
+    };
+    let region0 = if walker.targets.contains(start_slot) {
+        NO_REGION
+    } else {
+        root_region
+    };
+    // A line into the tree makes the start a region of its own when it is a
+    // target; the longest line then starts from its region.
+    let first_region = if region0 == NO_REGION {
+        walker.targets.id(start_slot)
+    } else {
+        root_region
+    };
+    walker.visit(start_node, start_end, &sub_root, 0, region0, 0, &mut acc);
+
+    // Transpositions whose target was not reached when they were: compare
+    // now; targets outside the checked subtree get their position by
+    // replaying their path from the root, and their subtree is checked.
+    loop {
+        let deferred =
+            std::mem::take(&mut *walker.deferred.lock().expect("no panics while locked"));
+        if deferred.is_empty() {
+            break;
+        }
+        let mut fresh = Vec::new();
+        for (slot, target, key) in deferred {
+            let tid = walker.targets.id(target);
+            let k = match walker.keys[tid as usize].get() {
+                Some(k) => *k,
+                None => {
+                    let Some((path, end)) = path_to(tree, target) else {
+                        acc.fail(
+                            slot,
+                            Reason::Malformed(format!(
+                                "node {slot}: transposition target {target} lies in no subtree"
+                            )),
+                        );
+                        continue;
+                    };
+                    let mut all = prolog.to_vec();
+                    all.extend(path);
+                    let (line, pos) = game::san_line(start, &all);
+                    if line.ends_with('?') {
+                        acc.fail(
+                            slot,
+                            Reason::Malformed(format!(
+                                "node {slot}: transposition target {target} is reached by an illegal move"
+                            )),
+                        );
+                        continue;
+                    }
+                    let k = game::pack(&pos);
+                    let _ = walker.keys[tid as usize].set(k);
+                    fresh.push((target, end, pos));
+                    k
                 }
+            };
+            if k != key {
+                acc.fail(
+                    slot,
+                    Reason::TranspositionMismatch {
+                        target,
+                        target_fen: game::fen(&unpack_fen_source(&k)),
+                    },
+                );
+            }
+        }
+        if acc.error.is_some() {
+            break;
+        }
+        for (target, end, pos) in fresh {
+            match tree.node(target) {
+                Ok(node) => walker.visit(node, end, &pos, 0, NO_REGION, 0, &mut acc),
+                Err(e) => acc.fail(target, e.into()),
             }
         }
     }
@@ -639,7 +762,7 @@ fn check_tree_in_pool(
         .iter()
         .map(|a| a.load(Ordering::Relaxed))
         .collect();
-    let (order_ok, longest, cycle_at) = graph(regions, &mut acc.edges, &local, root_region);
+    let (order_ok, longest, cycle_at) = graph(regions, &mut acc.edges, &local, first_region);
     report.longest_line = longest;
     if let Some((n, r)) = acc.error {
         report.verdict = located(n, r);
