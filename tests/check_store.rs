@@ -308,3 +308,28 @@ fn fics_rules_only_win_is_rejected_under_international() {
     assert!(s.legal_moves().is_empty() || pos.outcome(RuleSet::Fics).is_some());
     let _ = Reason::NullMove;
 }
+
+/// Writes the ladder proofs of rungs 1-5 as `proofs/<line>.tree` with their
+/// JSON sidecars into the directory named by `ANTIPROOF_PROOFS_DIR`
+/// (`cargo test --release --test check_store -- --ignored write_ladder`).
+#[test]
+#[ignore]
+fn write_ladder_proofs() {
+    let dir = PathBuf::from(std::env::var("ANTIPROOF_PROOFS_DIR").expect("ANTIPROOF_PROOFS_DIR"));
+    std::fs::create_dir_all(&dir).unwrap();
+    for p in ladder() {
+        let sans: Vec<String> = {
+            let (_, moves) = Position::startpos().play_line(&p.line).unwrap();
+            antiproof::rules::line_san(&Position::startpos(), &moves)
+        };
+        let name = sans.join("-");
+        std::fs::write(dir.join(format!("{name}.tree")), p.file()).unwrap();
+        let meta = serde_json::json!({
+            "line": sans.join(" "),
+            "rules": "international",
+            "winner": if p.winner == Color::White { "white" } else { "black" },
+        });
+        std::fs::write(dir.join(format!("{name}.json")), meta.to_string() + "\n").unwrap();
+        println!("wrote {name}.tree");
+    }
+}

@@ -461,6 +461,14 @@ fn infer_winner(tree: &WinTree, root: &Antichess, rules: Rules) -> Color {
     pos.turn()
 }
 
+fn build_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(256 << 20)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
 /// Checks a win-tree file: see the module docs of [`crate::check`].
 pub fn check_tree(tree: &WinTree, opts: &TreeOptions) -> Report {
     let t0 = Instant::now();
@@ -520,11 +528,18 @@ pub fn check_tree(tree: &WinTree, opts: &TreeOptions) -> Report {
         return report;
     }
 
-    let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.unwrap_or(0))
-        .stack_size(256 << 20)
-        .build()
-    {
+    // Deep lines recurse: the workers get large (virtual) stacks. The pool
+    // for all cores is built once per process.
+    static POOL: OnceLock<Result<rayon::ThreadPool, String>> = OnceLock::new();
+    let own;
+    let pool = match opts.threads {
+        None => POOL.get_or_init(|| build_pool(0)).as_ref(),
+        Some(t) => {
+            own = build_pool(t);
+            own.as_ref()
+        }
+    };
+    let pool = match pool {
         Ok(p) => p,
         Err(e) => {
             let fen = report.root_fen.clone();
@@ -764,9 +779,7 @@ fn check_tree_in_pool(
         .collect();
     let (order_ok, longest, cycle_at) = graph(regions, &mut acc.edges, &local, first_region);
     report.longest_line = longest;
-    if let Some((n, r)) = acc.error {
-        report.verdict = located(n, r);
-    } else if !order_ok {
+    if !order_ok {
         let slot = cycle_at
             .map(|id| walker.targets.slots[id as usize])
             .unwrap_or(0);
@@ -776,6 +789,8 @@ fn check_tree_in_pool(
                 "the position at node {slot} is reached again below itself through transpositions"
             )),
         );
+    } else if let Some((n, r)) = acc.error {
+        report.verdict = located(n, r);
     } else if report.leaves.tables > 0 {
         report.verdict = Verdict::NotCertified {
             table_leaves: report.leaves.tables,

@@ -60,7 +60,7 @@ pub fn prove(line: &str, rules: RuleSet, winner: Color, max_nodes: usize) -> Pro
     prove_from(root, &moves, rules, winner, max_nodes)
 }
 
-/// Proves from a position.
+/// Proves from a position; panics when it cannot.
 pub fn prove_from(
     root: Position,
     moves: &[Move],
@@ -68,6 +68,18 @@ pub fn prove_from(
     winner: Color,
     max_nodes: usize,
 ) -> Proof {
+    try_prove_from(root, moves, rules, winner, max_nodes)
+        .unwrap_or_else(|| panic!("no proof for {winner:?} within {max_nodes} nodes"))
+}
+
+/// Proves from a position; `None` when not a win or over `max_nodes`.
+pub fn try_prove_from(
+    root: Position,
+    moves: &[Move],
+    rules: RuleSet,
+    winner: Color,
+    max_nodes: usize,
+) -> Option<Proof> {
     let mut nodes = vec![Node {
         pos: root,
         parent: u32::MAX,
@@ -79,10 +91,9 @@ pub fn prove_from(
     }];
     eval(&mut nodes, 0, rules, winner);
     while nodes[0].pn != 0 && nodes[0].dn != 0 {
-        assert!(
-            nodes.len() < max_nodes,
-            "proof search over {max_nodes} nodes"
-        );
+        if nodes.len() >= max_nodes {
+            return None;
+        }
         // Most-proving node.
         let mut n = 0usize;
         while nodes[n].expanded {
@@ -130,7 +141,9 @@ pub fn prove_from(
             v = nodes[v].parent as usize;
         }
     }
-    assert_eq!(nodes[0].pn, 0, "the line is not a win for {winner:?}");
+    if nodes[0].pn != 0 {
+        return None;
+    }
     // Extract, merging transpositions.
     let mut dag = ProofDag::new();
     let mut positions = Vec::new();
@@ -168,7 +181,7 @@ pub fn prove_from(
         };
         records.push((p.pack().0, rec));
     }
-    Proof {
+    Some(Proof {
         line: moves.iter().map(|m| m.uci().to_string()).collect(),
         prolog: moves.iter().map(|m| MoveCode(m.watkins_code())).collect(),
         rules,
@@ -176,7 +189,7 @@ pub fn prove_from(
         dag,
         positions,
         records,
-    }
+    })
 }
 
 fn extract(
