@@ -3,6 +3,8 @@
 //! Modules, one-way doors (see README.md):
 //! - [`rules`]: the project's own fast antichess rules (prover, tables).
 //! - [`cli`]: the command line, a thin layer over the rest.
+pub mod check;
 pub mod cli;
 pub mod rules;
 pub mod store;
+pub mod wintree;
