@@ -5,4 +5,5 @@
 //! - [`cli`]: the command line, a thin layer over the rest.
 pub mod cli;
 pub mod rules;
+pub mod search;
 pub mod store;
