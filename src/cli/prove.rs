@@ -336,7 +336,6 @@ fn revision() -> String {
 
 /// One rung of ../shared/ladder.md with the anchor solver's figures.
 struct Rung {
-    n: u32,
     line: &'static str,
     anchor_s: Option<f64>,
     anchor_nodes: Option<f64>,

@@ -64,7 +64,7 @@
 
 pub mod tt;
 
-use crate::rules::{Color, Move, Outcome, Position, RuleSet};
+use crate::rules::{Color, Move, Outcome, Position, Role, RuleSet};
 use crate::store::{self, Key, Record, Store, StoreError, Verdict};
 use std::collections::HashMap;
 use std::fmt;
@@ -252,12 +252,22 @@ fn sat(x: u64) -> u32 {
     if x >= INF as u64 { INF - 1 } else { x as u32 }
 }
 
+fn eps_num() -> u64 {
+    static E: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *E.get_or_init(|| {
+        std::env::var("AP_EPS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(4)
+    })
+}
+
 #[inline(always)]
 fn eps(v: u32) -> u32 {
     if v >= INF - 1 {
         INF
     } else {
-        sat(v as u64 + (v as u64 / 4).max(1))
+        sat(v as u64 + ((v as u64 * eps_num()) / 16).max(1))
     }
 }
 
@@ -540,20 +550,31 @@ impl<'s> Prover<'s> {
         if let Some(v) = self.tt.get(key) {
             return decode(v);
         }
-        if let Some(o) = child.outcome(self.rules) {
-            return if o == Outcome::Win(self.prover) {
-                (0, INF, 1)
-            } else {
-                (INF, 0, 0)
-            };
+        let us = child.turn();
+        let or = us == self.prover;
+        // Game ends, in the order of `Position::outcome`, sharing the move
+        // count with the mobility initialisation.
+        let terminal = |o: Option<Outcome>| match o {
+            Some(Outcome::Win(c)) if c == self.prover => Some((0, INF, 1)),
+            Some(_) => Some((INF, 0, 0)),
+            None => None,
+        };
+        if child.count(us) == 0 || child.count(!us) == 0 {
+            if let Some(t) = terminal(child.outcome(self.rules)) {
+                return t;
+            }
         }
-        let or = child.turn() == self.prover;
+        let n = child.count_legal_moves();
+        if n == 0 || (child.occupied().0 & !child.by_role(Role::Bishop).0) == 0 {
+            if let Some(t) = terminal(child.outcome(self.rules)) {
+                return t;
+            }
+        }
         if !self.stored.is_empty()
             && let Some(&win) = self.stored.get(&z)
         {
             return if win == or { (0, INF, 1) } else { (INF, 0, 0) };
         }
-        let n = child.count_legal_moves();
         if or {
             (1, n.max(1), 0)
         } else {
@@ -573,25 +594,33 @@ impl<'s> Prover<'s> {
         let base = self.kids.len();
         let moves = pos.legal_moves();
         self.generated += moves.len() as u64;
+        // First pass: children, keys, and a prefetch of their table slots.
         for &m in moves.iter() {
             let child = pos.play(m);
             let irr = m.is_irreversible();
             let z = child.zobrist();
-            let ckey = if irr || child.has_capture() {
-                z
-            } else {
-                mix(key, z)
-            };
-            let (pn, dn, size) = self.eval_child(&child, ckey, irr);
+            let hc = child.has_capture();
+            let ckey = if irr || hc { z } else { mix(key, z) };
+            self.tt.prefetch(ckey);
             self.kids.push(Kid {
                 pos: child,
                 key: ckey,
                 irr,
-                pn,
-                dn,
-                size,
+                pn: 1,
+                dn: 1,
+                size: 0,
             });
+        }
+        // Second pass: their values.
+        for i in base..self.kids.len() {
+            let k = self.kids[i];
+            let (pn, dn, size) = self.eval_child(&k.pos, k.key, k.irr);
+            let slot = &mut self.kids[i];
+            slot.pn = pn;
+            slot.dn = dn;
+            slot.size = size;
             if (or && pn == 0) || (!or && dn == 0) {
+                self.kids.truncate(i + 1);
                 break;
             }
         }
