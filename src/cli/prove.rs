@@ -44,6 +44,10 @@ pub struct ProveArgs {
     /// Rungs of the ladder to run, such as `1-10` or `1,3,6-8`.
     #[arg(long, default_value = "1-10")]
     rungs: String,
+    /// Write proven subtrees whose estimated proof size reaches this during
+    /// the search (checkpoints; tests use small values).
+    #[arg(long, default_value_t = 20_000, hide = true)]
+    checkpoint_size: u32,
     /// Moves from the start position (or --fen), UCI or SAN.
     moves: Vec<String>,
 }
@@ -121,7 +125,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         rules,
         tt_bytes,
         limits,
-        ..Config::default()
+        checkpoint_size: args.checkpoint_size,
     };
     let show_progress = io::stderr().is_terminal() && !args.json;
     let report = std::thread::scope(|scope| {
@@ -261,7 +265,7 @@ fn parse_count(num: &str) -> Option<u64> {
         _ => (num, 1),
     };
     let v: f64 = digits.trim().parse().ok()?;
-    (v.is_finite() && v >= 0.0).then(|| (v * mult as f64) as u64)
+    (v.is_finite() && v >= 0.0).then_some((v * mult as f64) as u64)
 }
 
 fn parse_limit(s: &str) -> anyhow::Result<Limit> {

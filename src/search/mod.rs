@@ -92,6 +92,8 @@ impl Hasher for IdentityHasher {
     }
 }
 
+type ProgressFn<'s> = Box<dyn FnMut(&Progress) + Send + 's>;
+
 type ZMap<V> = HashMap<u64, V, BuildHasherDefault<IdentityHasher>>;
 
 /// The store's name of a rule set.
@@ -317,7 +319,7 @@ pub struct Prover<'s> {
     next_check: u64,
     start: Instant,
     last_progress: Instant,
-    progress: Option<Box<dyn FnMut(&Progress) + Send + 's>>,
+    progress: Option<ProgressFn<'s>>,
     root_pn: u32,
     root_dn: u32,
     extracting: bool,
@@ -559,16 +561,16 @@ impl<'s> Prover<'s> {
             Some(_) => Some((INF, 0, 0)),
             None => None,
         };
-        if child.count(us) == 0 || child.count(!us) == 0 {
-            if let Some(t) = terminal(child.outcome(self.rules)) {
-                return t;
-            }
+        if (child.count(us) == 0 || child.count(!us) == 0)
+            && let Some(t) = terminal(child.outcome(self.rules))
+        {
+            return t;
         }
         let n = child.count_legal_moves();
-        if n == 0 || (child.occupied().0 & !child.by_role(Role::Bishop).0) == 0 {
-            if let Some(t) = terminal(child.outcome(self.rules)) {
-                return t;
-            }
+        if (n == 0 || (child.occupied().0 & !child.by_role(Role::Bishop).0) == 0)
+            && let Some(t) = terminal(child.outcome(self.rules))
+        {
+            return t;
         }
         if !self.stored.is_empty()
             && let Some(&win) = self.stored.get(&z)
