@@ -4,6 +4,8 @@
 //! - [`rules`]: the project's own fast antichess rules (prover, tables).
 //! - [`cli`]: the command line, a thin layer over the rest.
 pub mod cli;
+pub mod openings;
 pub mod rules;
 pub mod store;
+pub mod web;
 pub mod wintree;

@@ -1,0 +1,158 @@
+//! Shared helpers of the web tests: a tiny exhaustive prover that builds
+//! small proofs in memory (records as the proof store holds them), so the
+//! tests do not depend on the real prover.
+#![allow(dead_code)]
+
+use antiproof::rules::{Color, Move, Position, RuleSet};
+use antiproof::store::{Key, Record, Verdict};
+use std::collections::{HashMap, HashSet};
+
+/// Proves that `winner` wins from `pos` with a small proof-number search
+/// (mobility initialisation, whole tree in memory, a position repeated on
+/// its own path counts as a loss for the winner) within `max_nodes` tree
+/// nodes; returns the proof as store records keyed by packed position
+/// (sizes filled in), or `None`.
+pub fn prove(pos: &Position, winner: Color, max_nodes: usize) -> Option<HashMap<Key, Record>> {
+    let mut t = Pn { nodes: Vec::new(), winner };
+    t.add(*pos, usize::MAX, None);
+    while t.nodes[0].pn != 0 && t.nodes[0].dn != 0 && t.nodes.len() < max_nodes {
+        let mut n = 0;
+        while !t.nodes[n].kids.is_empty() {
+            let kids = &t.nodes[n].kids;
+            n = if t.nodes[n].pos.turn() == winner {
+                *kids.iter().min_by_key(|&&k| t.nodes[k].pn).unwrap()
+            } else {
+                *kids.iter().min_by_key(|&&k| t.nodes[k].dn).unwrap()
+            };
+        }
+        t.expand(n);
+        let mut up = n;
+        while up != usize::MAX {
+            t.update(up);
+            up = t.nodes[up].parent;
+        }
+    }
+    if t.nodes[0].pn != 0 {
+        return None;
+    }
+    let mut out = HashMap::new();
+    t.extract(0, &mut out);
+    let keys: Vec<Key> = out.keys().copied().collect();
+    for k in keys {
+        let p = Position::unpack(&antiproof::rules::PackedPosition(k)).unwrap();
+        let size = reach(&p, &out).len() as u64;
+        out.get_mut(&k).unwrap().size = size;
+    }
+    Some(out)
+}
+
+const INF: u64 = u64::MAX / 4;
+
+struct PnNode {
+    pos: Position,
+    parent: usize,
+    mv: Option<Move>,
+    kids: Vec<usize>,
+    pn: u64,
+    dn: u64,
+}
+
+struct Pn {
+    nodes: Vec<PnNode>,
+    winner: Color,
+}
+
+impl Pn {
+    fn add(&mut self, pos: Position, parent: usize, mv: Option<Move>) -> usize {
+        let (pn, dn) = if let Some(o) = pos.outcome(RuleSet::International) {
+            if o.winner() == Some(self.winner) { (0, INF) } else { (INF, 0) }
+        } else if self.repeats(parent, &pos) {
+            (INF, 0)
+        } else {
+            let n = pos.count_legal_moves() as u64;
+            if pos.turn() == self.winner { (1, n) } else { (n, 1) }
+        };
+        self.nodes.push(PnNode { pos, parent, mv, kids: Vec::new(), pn, dn });
+        self.nodes.len() - 1
+    }
+
+    fn repeats(&self, mut up: usize, pos: &Position) -> bool {
+        let key = pos.pack();
+        while up != usize::MAX {
+            if self.nodes[up].pos.pack() == key {
+                return true;
+            }
+            up = self.nodes[up].parent;
+        }
+        false
+    }
+
+    fn expand(&mut self, n: usize) {
+        let pos = self.nodes[n].pos;
+        let mut kids = Vec::new();
+        for &m in pos.legal_moves().iter() {
+            kids.push(self.add(pos.play(m), n, Some(m)));
+        }
+        self.nodes[n].kids = kids;
+    }
+
+    fn update(&mut self, n: usize) {
+        if self.nodes[n].kids.is_empty() {
+            return;
+        }
+        let kids = &self.nodes[n].kids;
+        let pns = kids.iter().map(|&k| self.nodes[k].pn);
+        let dns = kids.iter().map(|&k| self.nodes[k].dn);
+        let (pn, dn) = if self.nodes[n].pos.turn() == self.winner {
+            (pns.min().unwrap(), dns.fold(0, |a: u64, b| a.saturating_add(b)).min(INF))
+        } else {
+            (pns.fold(0, |a: u64, b| a.saturating_add(b)).min(INF), dns.min().unwrap())
+        };
+        self.nodes[n].pn = pn;
+        self.nodes[n].dn = dn;
+    }
+
+    fn extract(&self, n: usize, out: &mut HashMap<Key, Record>) {
+        let node = &self.nodes[n];
+        let key = node.pos.pack().0;
+        if node.kids.is_empty() || out.contains_key(&key) {
+            return;
+        }
+        if node.pos.turn() == self.winner {
+            let &k = node.kids.iter().find(|&&k| self.nodes[k].pn == 0).unwrap();
+            let mv = self.nodes[k].mv.unwrap().watkins_code();
+            out.insert(key, Record { verdict: Verdict::Win, flags: 0, mv, size: 0 });
+            self.extract(k, out);
+        } else {
+            out.insert(key, Record { verdict: Verdict::Loss, flags: 0, mv: 0, size: 0 });
+            for &k in &node.kids {
+                self.extract(k, out);
+            }
+        }
+    }
+}
+
+/// Distinct positions reachable in the proof from `pos`, itself included
+/// (game-over leaves count).
+pub fn reach(pos: &Position, recs: &HashMap<Key, Record>) -> HashSet<Key> {
+    let mut seen = HashSet::new();
+    let mut stack = vec![*pos];
+    while let Some(p) = stack.pop() {
+        if !seen.insert(p.pack().0) {
+            continue;
+        }
+        let Some(r) = recs.get(&p.pack().0) else { continue };
+        match r.verdict {
+            Verdict::Win => {
+                let m = p.legal_moves().iter().copied().find(|m| m.watkins_code() == r.mv).unwrap();
+                stack.push(p.play(m));
+            }
+            Verdict::Loss => {
+                for &m in p.legal_moves().iter() {
+                    stack.push(p.play(m));
+                }
+            }
+        }
+    }
+    seen
+}
