@@ -160,10 +160,13 @@ pub fn published() -> Vec<Opening> {
 /// A proof this project holds: a win-tree file in the proof directory and
 /// what its sidecar (`<name>.json`) says.
 ///
-/// Sidecar fields read (all optional): `line` (moves from the start to the
-/// proof's root, SAN or UCI, spaces or commas), `rules`, `winner`,
-/// `positions` (distinct positions; `size` or `nodes` also accepted),
-/// `verified` (bool: `antiproof verify` accepted the file).
+/// Sidecar fields read (all optional): `line` or `root_line` (moves from the
+/// start to the proof's root, SAN or UCI, spaces or commas, move numbers
+/// allowed), `rules`, `winner`, `positions` (distinct positions; `size` or
+/// `nodes` also accepted), `verified` (bool: `antiproof verify` accepted the
+/// file) or `verdict` (as `antiproof verify --json` writes it: `certified`
+/// counts as verified, anything else as not). The output of
+/// `antiproof verify --json FILE` is thus a valid sidecar.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Certified {
     /// The win-tree file.
@@ -213,7 +216,7 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
             });
         };
         let text_of = |k: &str| obj.get(k).and_then(|x| x.as_str()).map(str::to_string);
-        line_text = text_of("line");
+        line_text = text_of("line").or_else(|| text_of("root_line"));
         if let Some(r) = text_of("rules") {
             rules = r;
         }
@@ -221,7 +224,10 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
         positions = ["positions", "size", "nodes"]
             .iter()
             .find_map(|k| obj.get(*k).and_then(|x| x.as_u64()));
-        verified = obj.get("verified").and_then(|x| x.as_bool());
+        verified = obj.get("verified").and_then(|x| x.as_bool()).or_else(|| {
+            // `antiproof verify --json` writes a verdict.
+            text_of("verdict").map(|v| v == "certified")
+        });
     }
     let start = Position::startpos();
     let moves = match line_text {

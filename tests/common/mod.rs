@@ -5,6 +5,7 @@
 
 use antiproof::rules::{Color, Move, Position, RuleSet};
 use antiproof::store::{Key, Record, Verdict};
+use antiproof::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
 use std::collections::{HashMap, HashSet};
 
 /// Proves that `winner` wins from `pos` with a small proof-number search
@@ -155,4 +156,80 @@ pub fn reach(pos: &Position, recs: &HashMap<Key, Record>) -> HashSet<Key> {
         }
     }
     seen
+}
+
+/// The proof of `winner` from the position after `line` (UCI, from the
+/// start), as records. Panics if the small search does not find it.
+pub fn prove_line(line: &str, winner: Color) -> (Position, HashMap<Key, Record>) {
+    let (pos, _) = Position::startpos().play_line_str(line).unwrap();
+    let recs = prove(&pos, winner, 500_000).expect("small proof found");
+    (pos, recs)
+}
+
+/// The records as a proof DAG (one node per distinct position, game-over
+/// leaves included), with the root's id.
+pub fn dag_of(root: &Position, recs: &HashMap<Key, Record>) -> (ProofDag, usize) {
+    let mut dag = ProofDag::new();
+    let mut ids: HashMap<Key, usize> = HashMap::new();
+    let mut todo = vec![*root];
+    ids.insert(root.pack().0, dag.add_node());
+    while let Some(p) = todo.pop() {
+        let id = ids[&p.pack().0];
+        let Some(r) = recs.get(&p.pack().0) else { continue };
+        let moves: Vec<Move> = match r.verdict {
+            Verdict::Win => p
+                .legal_moves()
+                .iter()
+                .copied()
+                .filter(|m| m.watkins_code() == r.mv)
+                .collect(),
+            Verdict::Loss => p.legal_moves().iter().copied().collect(),
+        };
+        for m in moves {
+            let c = p.play(m);
+            let cid = match ids.get(&c.pack().0) {
+                Some(&x) => x,
+                None => {
+                    let x = dag.add_node();
+                    ids.insert(c.pack().0, x);
+                    todo.push(c);
+                    x
+                }
+            };
+            dag.add_edge(id, MoveCode(m.watkins_code()), cid);
+        }
+    }
+    (dag, 0)
+}
+
+/// Writes the proof of `winner` after `line` as `<dir>/<name>.tree` (the
+/// line as the prolog; with `sizes` false, no size table) and returns its
+/// path and the proof's size in positions.
+pub fn write_proof(
+    dir: &std::path::Path,
+    name: &str,
+    line: &str,
+    winner: Color,
+    sizes: bool,
+) -> (std::path::PathBuf, u64) {
+    let (pos, recs) = prove_line(line, winner);
+    let (dag, root) = dag_of(&pos, &recs);
+    let (_, played) = Position::startpos().play_line_str(line).unwrap();
+    let prolog: Vec<MoveCode> = played.iter().map(|m| MoveCode(m.watkins_code())).collect();
+    let opts = WriteOptions { size_table: sizes, size_depth: None };
+    let written = write_tree(&dag, root, &prolog, &opts).unwrap();
+    let path = dir.join(format!("{name}.tree"));
+    std::fs::write(&path, &written.bytes).unwrap();
+    (path, dag.reachable(root))
+}
+
+/// A fresh empty directory under the target dir.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
 }
