@@ -119,7 +119,10 @@ fn browse_loser_node_lists_every_legal_move() {
     let (code, out, _) = browse(&["--tree", &tree_arg(), "e3", "d5", "Qg4"]);
     assert_eq!(code, 0);
     assert!(out.contains("win for White (Black to move"), "{out}");
-    assert!(!out.contains("  * "), "no move is marked at a loser node: {out}");
+    assert!(
+        !out.contains("  * "),
+        "no move is marked at a loser node: {out}"
+    );
     let (_, json, _) = browse(&["--tree", &tree_arg(), "--json", "e3 d5 Qg4"]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     let moves = v["moves"].as_array().unwrap();
@@ -192,7 +195,10 @@ fn tree_bare_tree_and_store_agree_everywhere() {
             assert_eq!(va.api(), vs.api(), "{line:?} {}", s.name());
             assert_eq!(va.status, vs.status, "{line:?}");
         }
-        assert!(!matches!(va.status, Status::Off | Status::Before), "{line:?}");
+        assert!(
+            !matches!(va.status, Status::Off | Status::Before),
+            "{line:?}"
+        );
         for m in &va.moves {
             let mut l = line.clone();
             l.push(m.uci.clone());
@@ -278,6 +284,9 @@ fn table_lists_certified_proofs_from_sidecars() {
         .output()
         .unwrap();
     let text = String::from_utf8(text.stdout).unwrap();
-    assert!(text.contains("e3 d5 (international, white wins, 33 positions, verified)"), "{text}");
+    assert!(
+        text.contains("e3 d5 (international, white wins, 33 positions, verified)"),
+        "{text}"
+    );
     assert!(Path::new(&proofs).exists());
 }

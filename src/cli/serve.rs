@@ -9,6 +9,7 @@ use clap::Args;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Arguments of `antiproof serve`.
 #[derive(Args, Debug)]
@@ -22,6 +23,13 @@ pub struct ServeArgs {
     /// Worker threads (each serves one connection at a time).
     #[arg(long, default_value_t = 8)]
     threads: usize,
+    /// Seconds a request may take from its first byte to its last (slow
+    /// clients are cut off with 408).
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    request_timeout: u64,
+    /// Seconds a kept-alive connection may stay idle.
+    #[arg(long, default_value_t = 5, value_name = "SECS")]
+    idle_timeout: u64,
 }
 
 /// Runs `antiproof serve`.
@@ -31,6 +39,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
     let app = Arc::new(App::new(source, args.source.rules));
     let limits = Limits {
         threads: args.threads.max(1),
+        request_timeout: Duration::from_secs(args.request_timeout.max(1)),
+        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         ..Limits::default()
     };
     let server = Server::bind(args.addr, limits, app.handler())

@@ -14,7 +14,10 @@ use std::collections::{HashMap, HashSet};
 /// nodes; returns the proof as store records keyed by packed position
 /// (sizes filled in), or `None`.
 pub fn prove(pos: &Position, winner: Color, max_nodes: usize) -> Option<HashMap<Key, Record>> {
-    let mut t = Pn { nodes: Vec::new(), winner };
+    let mut t = Pn {
+        nodes: Vec::new(),
+        winner,
+    };
     t.add(*pos, usize::MAX, None);
     while t.nodes[0].pn != 0 && t.nodes[0].dn != 0 && t.nodes.len() < max_nodes {
         let mut n = 0;
@@ -66,14 +69,29 @@ struct Pn {
 impl Pn {
     fn add(&mut self, pos: Position, parent: usize, mv: Option<Move>) -> usize {
         let (pn, dn) = if let Some(o) = pos.outcome(RuleSet::International) {
-            if o.winner() == Some(self.winner) { (0, INF) } else { (INF, 0) }
+            if o.winner() == Some(self.winner) {
+                (0, INF)
+            } else {
+                (INF, 0)
+            }
         } else if self.repeats(parent, &pos) {
             (INF, 0)
         } else {
             let n = pos.count_legal_moves() as u64;
-            if pos.turn() == self.winner { (1, n) } else { (n, 1) }
+            if pos.turn() == self.winner {
+                (1, n)
+            } else {
+                (n, 1)
+            }
         };
-        self.nodes.push(PnNode { pos, parent, mv, kids: Vec::new(), pn, dn });
+        self.nodes.push(PnNode {
+            pos,
+            parent,
+            mv,
+            kids: Vec::new(),
+            pn,
+            dn,
+        });
         self.nodes.len() - 1
     }
 
@@ -105,9 +123,15 @@ impl Pn {
         let pns = kids.iter().map(|&k| self.nodes[k].pn);
         let dns = kids.iter().map(|&k| self.nodes[k].dn);
         let (pn, dn) = if self.nodes[n].pos.turn() == self.winner {
-            (pns.min().unwrap(), dns.fold(0, |a: u64, b| a.saturating_add(b)).min(INF))
+            (
+                pns.min().unwrap(),
+                dns.fold(0, |a: u64, b| a.saturating_add(b)).min(INF),
+            )
         } else {
-            (pns.fold(0, |a: u64, b| a.saturating_add(b)).min(INF), dns.min().unwrap())
+            (
+                pns.fold(0, |a: u64, b| a.saturating_add(b)).min(INF),
+                dns.min().unwrap(),
+            )
         };
         self.nodes[n].pn = pn;
         self.nodes[n].dn = dn;
@@ -122,10 +146,26 @@ impl Pn {
         if node.pos.turn() == self.winner {
             let &k = node.kids.iter().find(|&&k| self.nodes[k].pn == 0).unwrap();
             let mv = self.nodes[k].mv.unwrap().watkins_code();
-            out.insert(key, Record { verdict: Verdict::Win, flags: 0, mv, size: 0 });
+            out.insert(
+                key,
+                Record {
+                    verdict: Verdict::Win,
+                    flags: 0,
+                    mv,
+                    size: 0,
+                },
+            );
             self.extract(k, out);
         } else {
-            out.insert(key, Record { verdict: Verdict::Loss, flags: 0, mv: 0, size: 0 });
+            out.insert(
+                key,
+                Record {
+                    verdict: Verdict::Loss,
+                    flags: 0,
+                    mv: 0,
+                    size: 0,
+                },
+            );
             for &k in &node.kids {
                 self.extract(k, out);
             }
@@ -142,10 +182,17 @@ pub fn reach(pos: &Position, recs: &HashMap<Key, Record>) -> HashSet<Key> {
         if !seen.insert(p.pack().0) {
             continue;
         }
-        let Some(r) = recs.get(&p.pack().0) else { continue };
+        let Some(r) = recs.get(&p.pack().0) else {
+            continue;
+        };
         match r.verdict {
             Verdict::Win => {
-                let m = p.legal_moves().iter().copied().find(|m| m.watkins_code() == r.mv).unwrap();
+                let m = p
+                    .legal_moves()
+                    .iter()
+                    .copied()
+                    .find(|m| m.watkins_code() == r.mv)
+                    .unwrap();
                 stack.push(p.play(m));
             }
             Verdict::Loss => {
@@ -175,7 +222,9 @@ pub fn dag_of(root: &Position, recs: &HashMap<Key, Record>) -> (ProofDag, usize)
     ids.insert(root.pack().0, dag.add_node());
     while let Some(p) = todo.pop() {
         let id = ids[&p.pack().0];
-        let Some(r) = recs.get(&p.pack().0) else { continue };
+        let Some(r) = recs.get(&p.pack().0) else {
+            continue;
+        };
         let moves: Vec<Move> = match r.verdict {
             Verdict::Win => p
                 .legal_moves()
@@ -216,7 +265,10 @@ pub fn write_proof(
     let (dag, root) = dag_of(&pos, &recs);
     let (_, played) = Position::startpos().play_line_str(line).unwrap();
     let prolog: Vec<MoveCode> = played.iter().map(|m| MoveCode(m.watkins_code())).collect();
-    let opts = WriteOptions { size_table: sizes, size_depth: None };
+    let opts = WriteOptions {
+        size_table: sizes,
+        size_depth: None,
+    };
     let written = write_tree(&dag, root, &prolog, &opts).unwrap();
     let path = dir.join(format!("{name}.tree"));
     std::fs::write(&path, &written.bytes).unwrap();
@@ -225,10 +277,8 @@ pub fn write_proof(
 
 /// A fresh empty directory under the target dir.
 pub fn temp_dir(name: &str) -> std::path::PathBuf {
-    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "{name}-{}",
-        std::process::id()
-    ));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
