@@ -130,6 +130,7 @@ pub fn board_svg(view: &NodeView) -> String {
 
 const STYLE: &str = "body{font-family:sans-serif;margin:1.2em;color:#222;background:#faf8f5}\
 main{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}\
+main>div:last-child{flex:1 1 22em;min-width:18em}\
 h1{font-size:1.3em;margin:0 0 .6em}\
 .line a{text-decoration:none;padding:0 .15em}.line .cur{font-weight:bold;background:#e8e0c8}\
 table{border-collapse:collapse;margin-top:.5em}\
