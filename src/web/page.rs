@@ -263,3 +263,21 @@ pub fn error_page(message: &str) -> String {
         esc(message)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_links() {
+        assert_eq!(
+            esc(r#"<a href="x">&'"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+        assert_eq!(link(&[]), "/browse");
+        assert_eq!(
+            link(&["e2e3".into(), "d7d5".into()]),
+            "/browse?moves=e2e3,d7d5"
+        );
+    }
+}

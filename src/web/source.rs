@@ -10,7 +10,9 @@
 //! * [`RecordSource`]: proven positions with records as the proof store
 //!   keeps them (a [`crate::store::Store`] file, or a map in memory): at a
 //!   `Win` record the one stored move, at a `Loss` record every legal move
-//!   whose child has a record or is game over; sizes from `Record::size`;
+//!   whose child has a record or is game over (or, under a record flagged
+//!   as resting on endgame tables, has at most 4 men: a table leaf); sizes
+//!   from `Record::size` (1 for a leaf);
 //! * [`Forest`]: several sources answered together (for example every file
 //!   in `proofs/`).
 //!
@@ -386,41 +388,74 @@ impl<R: RecordLookup> RecordSource<R> {
     }
 }
 
+impl<R: RecordLookup> RecordSource<R> {
+    /// The move and size of a child in the proof below a record: a child
+    /// with its own record, a finished game, or (under a record resting on
+    /// endgame tables) a position of at most 4 men: a table leaf.
+    fn child_size(&self, rec: &Record, child: &Position) -> Result<Option<u64>, SourceError> {
+        if let Some(s) = self.size_of(child)? {
+            return Ok(Some(s));
+        }
+        Ok((rec.flags & 1 != 0 && child.men() <= 4).then_some(1))
+    }
+
+    fn winner_of(rec: &Record, pos: &Position) -> Color {
+        match rec.verdict {
+            Verdict::Win => pos.turn(),
+            Verdict::Loss => !pos.turn(),
+        }
+    }
+
+    /// Whether `mv` is a move of the proof at a position with record `rec`.
+    fn in_proof(rec: &Record, mv: &Move) -> bool {
+        match rec.verdict {
+            Verdict::Win => mv.watkins_code() & 0x7fff == rec.mv & 0x7fff,
+            Verdict::Loss => true,
+        }
+    }
+}
+
 impl<R: RecordLookup> ProofSource for RecordSource<R> {
     fn name(&self) -> String {
         self.name.clone()
     }
 
     fn lookup(&self, line: &[Move], pos: &Position) -> Result<Lookup, SourceError> {
-        let record = self.records.record(&pos.pack().0)?;
-        let Some(rec) = record else {
-            if pos.is_game_over(self.rules) {
-                // A leaf of the proof if the line came through the proof.
-                let mut p = Position::startpos();
-                let mut entered = false;
-                for m in line {
-                    entered |= self.records.record(&p.pack().0)?.is_some();
-                    p.play_unchecked(*m);
-                }
-                if entered {
-                    let winner = pos.outcome(self.rules).and_then(|o| o.winner());
+        let Some(rec) = self.records.record(&pos.pack().0)? else {
+            // No record here. Walk the line: did it enter the proof, and is
+            // this position a leaf of it (the last move a proof move from a
+            // recorded position)?
+            let mut p = Position::startpos();
+            let mut entered = false;
+            let mut parent: Option<(Record, Position)> = None;
+            for m in line {
+                let r = self.records.record(&p.pack().0)?;
+                entered |= r.is_some();
+                parent = r.filter(|r| Self::in_proof(r, m)).map(|r| (r, p));
+                p.play_unchecked(*m);
+            }
+            if let Some((prec, ppos)) = parent {
+                let winner = Self::winner_of(&prec, &ppos);
+                if let Some(o) = pos.outcome(self.rules) {
                     return Ok(Lookup::In {
-                        winner,
+                        winner: o.winner().or(Some(winner)),
                         children: Vec::new(),
                         table_leaf: false,
                     });
                 }
+                if self.child_size(&prec, pos)?.is_some() {
+                    return Ok(Lookup::In {
+                        winner: Some(winner),
+                        children: Vec::new(),
+                        table_leaf: true,
+                    });
+                }
                 return Ok(Lookup::Off);
             }
-            // Not proven here: before the proof if no position of the line
-            // was, and some move leads into a proof.
-            let mut p = Position::startpos();
-            for m in line {
-                if self.records.record(&p.pack().0)?.is_some() {
-                    return Ok(Lookup::Off);
-                }
-                p.play_unchecked(*m);
+            if entered || pos.is_game_over(self.rules) {
+                return Ok(Lookup::Off);
             }
+            // Before any proof: the moves that lead into one.
             let mut entries = Vec::new();
             for &m in pos.legal_moves().iter() {
                 if let Some(r) = self.records.record(&pos.play(m).pack().0)? {
@@ -436,30 +471,27 @@ impl<R: RecordLookup> ProofSource for RecordSource<R> {
                 Lookup::Before { entries }
             });
         };
-        let us = pos.turn();
         let mut children = Vec::new();
-        let winner = match rec.verdict {
+        match rec.verdict {
             Verdict::Win => {
                 let mv = move_of_code(pos, rec.mv).ok_or_else(|| SourceError::IllegalMove {
                     source: self.name.clone(),
                     mv: format!("{:#06x}", rec.mv),
                     fen: pos.to_fen(),
                 })?;
-                let nodes = self.size_of(&pos.play(mv))?.unwrap_or(0);
+                let nodes = self.child_size(&rec, &pos.play(mv))?.unwrap_or(0);
                 children.push(Child { mv, nodes });
-                us
             }
             Verdict::Loss => {
                 for &m in pos.legal_moves().iter() {
-                    if let Some(nodes) = self.size_of(&pos.play(m))? {
+                    if let Some(nodes) = self.child_size(&rec, &pos.play(m))? {
                         children.push(Child { mv: m, nodes });
                     }
                 }
-                !us
             }
-        };
+        }
         Ok(Lookup::In {
-            winner: Some(winner),
+            winner: Some(Self::winner_of(&rec, pos)),
             table_leaf: children.is_empty() && !pos.is_game_over(self.rules),
             children,
         })

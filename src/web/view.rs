@@ -323,3 +323,47 @@ pub fn board_text(pos: &Position) -> String {
     s.push_str("     a b c d e f g h\n");
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Key, Record};
+    use crate::web::source::RecordSource;
+    use std::collections::HashMap;
+
+    fn empty() -> RecordSource<HashMap<Key, Record>> {
+        RecordSource::new("empty".into(), HashMap::new(), RuleSet::International)
+    }
+
+    #[test]
+    fn groups_digits() {
+        assert_eq!(group(0), "0");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1000), "1,000");
+        assert_eq!(group(97_097_576), "97,097,576");
+    }
+
+    #[test]
+    fn board_text_is_rank_8_first() {
+        let t = board_text(&Position::startpos());
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "  8  r n b q k b n r");
+        assert_eq!(lines[7], "  1  R N B Q K B N R");
+        assert_eq!(lines[8], "     a b c d e f g h");
+    }
+
+    #[test]
+    fn lines_off_every_proof_and_bad_lines() {
+        let v = view(&empty(), RuleSet::International, &["e2e3", "d7d5"]).unwrap();
+        assert_eq!(v.status, Status::Off);
+        assert_eq!(v.json(), r#"{"game_over":false,"moves":[]}"#);
+        assert_eq!(v.numbered(), "1. e3 d5");
+        let e = view(&empty(), RuleSet::International, &["e2e3", "e2e4"]).unwrap_err();
+        assert!(e.is_bad_request());
+        assert!(e.to_string().contains("ply 2"), "{e}");
+        let long = vec!["g1f3"; MAX_PLIES + 1];
+        let e = view(&empty(), RuleSet::International, &long).unwrap_err();
+        assert!(matches!(e, ViewError::TooLong(_)));
+        assert_eq!(parse_moves("1. e3 d5, 2.Qg4"), ["e3", "d5", "Qg4"]);
+    }
+}
