@@ -137,8 +137,8 @@ table{border-collapse:collapse;margin-top:.5em}\
 td,th{padding:.2em .7em;border-bottom:1px solid #ddd;text-align:left}\
 td.n{text-align:right;font-variant-numeric:tabular-nums}\
 tr.win td{background:#e4f2dc;font-weight:bold}\
-.nav a{margin-right:1em}.status{font-size:1.05em;margin:.6em 0}\
-.fen{font-family:monospace;font-size:.85em;color:#555}\
+.nav a,.nav span{margin-right:1em}.status{font-size:1.05em;margin:.6em 0}\
+.fen{font-family:monospace;font-size:.85em;color:#555;overflow-wrap:anywhere}\
 form{margin-top:1em}input[type=text]{width:24em}";
 
 /// The whole page of a line.
