@@ -208,6 +208,73 @@ fn tree_bare_tree_and_store_agree_everywhere() {
     assert!(nodes >= 33, "{nodes}");
 }
 
+/// Tree and records agree on proofs with transpositions (1.d3 and 1.e4,
+/// Black wins), following every path.
+#[test]
+fn tree_and_records_agree_with_transpositions() {
+    let dir = common::temp_dir("web-transpositions");
+    for line in ["d2d3", "e2e4"] {
+        let (path, size) = common::write_proof(&dir, line, line, Color::Black, true);
+        let bytes = std::fs::read(&path).unwrap();
+        let (_, recs) = common::prove_line(line, Color::Black);
+        let t = TreeSource::open(&path, RuleSet::International, None).unwrap();
+        assert_eq!(t.winner(), Some(Color::Black));
+        let r = RecordSource::new("mem".into(), recs, RuleSet::International);
+        let mut todo = vec![vec![line.to_string()]];
+        let mut paths = 0;
+        while let Some(l) = todo.pop() {
+            paths += 1;
+            let vt = view::view(&t, RuleSet::International, &l).unwrap();
+            let vr = view::view(&r, RuleSet::International, &l).unwrap();
+            assert_eq!(vt.api(), vr.api(), "{l:?}");
+            assert_eq!(vt.status, vr.status, "{l:?}");
+            for m in &vt.moves {
+                let mut next = l.clone();
+                next.push(m.uci.clone());
+                todo.push(next);
+            }
+        }
+        // Paths outnumber positions where the proof transposes.
+        let slots = u32::from_le_bytes(bytes[0..4].try_into().unwrap()) & 0x3fff_ffff;
+        assert!(
+            paths as u64 >= size,
+            "{line}: {paths} paths, {size} positions"
+        );
+        println!("{line}: {size} positions, {slots} slots, {paths} paths");
+    }
+}
+
+/// A tree rooted at the start position (an empty prolog, as Watkins'
+/// 1.e3 files are): the root is in the proof, the winner read from it.
+#[test]
+fn tree_rooted_at_the_start_position() {
+    use antiproof::wintree::{MoveCode, WinTree, WriteOptions, write_tree};
+    let (pos, recs) = common::prove_line("e2e3 d7d5", Color::White);
+    let (mut dag, root) = common::dag_of(&pos, &recs);
+    // Start -> e3 -> d5 -> the proof (only d5 under e3: a presentation
+    // test, not a proof).
+    let start = dag.add_node();
+    let mid = dag.add_node();
+    dag.add_edge(start, MoveCode::from_uci("e2e3").unwrap(), mid);
+    dag.add_edge(mid, MoveCode::from_uci("d7d5").unwrap(), root);
+    let bytes = write_tree(&dag, start, &[], &WriteOptions::default())
+        .unwrap()
+        .bytes;
+    let tree = WinTree::from_vec(bytes).unwrap();
+    let t = TreeSource::new("start".into(), tree, RuleSet::International, None).unwrap();
+    assert_eq!(t.winner(), Some(Color::White));
+    let v = view::view(&t, RuleSet::International, &[] as &[&str]).unwrap();
+    assert_eq!(v.status, Status::WinnerToMove(Color::White));
+    assert_eq!(
+        v.json(),
+        r#"{"game_over":false,"moves":[{"uci":"e2e3","san":"e3","nodes":34}]}"#
+    );
+    let v = view::view(&t, RuleSet::International, &["e3", "d5"]).unwrap();
+    assert_eq!(v.moves[0].san, "Qg4");
+    let v = view::view(&t, RuleSet::International, &["e4"]).unwrap();
+    assert_eq!(v.status, Status::Off);
+}
+
 #[test]
 fn browse_reads_a_store_and_several_trees() {
     let f = fixture();
@@ -248,6 +315,13 @@ fn table_lists_certified_proofs_from_sidecars() {
     let proofs = f.dir.join("proofs");
     std::fs::create_dir_all(&proofs).unwrap();
     std::fs::copy(&f.tree, proofs.join("e3d5.tree")).unwrap();
+    // The shape `antiproof verify --json` writes serves as a sidecar too.
+    std::fs::copy(&f.tree, proofs.join("again.tree")).unwrap();
+    std::fs::write(
+        proofs.join("again.json"),
+        r#"{"verdict": "certified", "root_line": "1. e3 d5", "rules": "international", "winner": "white", "positions": 33, "leaves": {"no_pieces": 3}}"#,
+    )
+    .unwrap();
     std::fs::write(
         proofs.join("e3d5.json"),
         r#"{"line": "e3 d5", "rules": "international", "winner": "white", "positions": 33, "verified": true}"#,
@@ -268,9 +342,12 @@ fn table_lists_certified_proofs_from_sidecars() {
     assert_eq!(e3["published"], "won");
     assert!(e3["source"].as_str().unwrap().contains("Watkins"));
     let certs = e3["certified"].as_array().unwrap();
-    assert_eq!(certs.len(), 2, "{e3}");
-    let c = certs.iter().find(|c| c["verified"] == true).unwrap();
+    assert_eq!(certs.len(), 3, "{e3}");
+    let verified: Vec<_> = certs.iter().filter(|c| c["verified"] == true).collect();
+    assert_eq!(verified.len(), 2, "{e3}");
+    let c = verified[0];
     assert_eq!(c["line"], "e3 d5");
+    assert_eq!(verified[1]["line"], "e3 d5");
     assert_eq!(c["positions"], 33);
     assert_eq!(c["winner"], "white");
     let bare = certs.iter().find(|c| c["verified"].is_null()).unwrap();
