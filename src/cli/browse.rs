@@ -16,9 +16,13 @@ pub struct SourceArgs {
     #[arg(long, value_name = "PATH")]
     pub db: Vec<PathBuf>,
     /// A Watkins win-tree file to read; may be repeated. With neither
-    /// --db nor --tree, every proofs/*.tree file is read.
+    /// --db nor --tree, every *.tree file of --proofs is read.
     #[arg(long, value_name = "FILE")]
     pub tree: Vec<PathBuf>,
+    /// The directory of certified proofs read when neither --db nor --tree
+    /// is given.
+    #[arg(long, value_name = "DIR", default_value = "proofs")]
+    pub proofs: PathBuf,
     /// Rule set of the proof.
     #[arg(long, default_value = "international")]
     pub rules: RuleSet,
@@ -39,13 +43,15 @@ impl SourceArgs {
     pub fn open(&self) -> anyhow::Result<Box<dyn ProofSource>> {
         let mut trees = self.tree.clone();
         if trees.is_empty() && self.db.is_empty() {
-            let dir = Path::new("proofs");
+            let dir = &self.proofs;
             if dir.is_dir() {
-                trees = files_with_ext(dir, "tree").context("reading proofs/")?;
+                trees = files_with_ext(dir, "tree")
+                    .with_context(|| format!("reading {}", dir.display()))?;
             }
             if trees.is_empty() {
                 anyhow::bail!(
-                    "no proof to read: give --tree FILE or --db PATH (or run where proofs/*.tree exist)"
+                    "no proof to read: give --tree FILE or --db PATH (no *.tree file in {})",
+                    dir.display()
                 );
             }
         }
