@@ -224,7 +224,9 @@ fn serve_connection(
         match read_request(&mut stream, &mut buf, limits) {
             Ok((req, client_keep_alive)) => {
                 let head_only = req.method == "HEAD";
-                let resp = handler(&req);
+                // A panic in the handler answers 500 and keeps the worker.
+                let resp = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(&req)))
+                    .unwrap_or_else(|_| Response::text(500, "internal error"));
                 let keep = client_keep_alive
                     && served < limits.max_requests
                     && waiting.load(Ordering::SeqCst) == 0;
