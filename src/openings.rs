@@ -184,6 +184,9 @@ pub struct Certified {
     pub positions: Option<u64>,
     /// Whether the checker accepted it (None: no record).
     pub verified: Option<bool>,
+    /// Whether `verified` was decided by running the checker now
+    /// (`table --verify`) rather than read from the sidecar.
+    pub checked_now: bool,
 }
 
 fn sidecar_of(tree: &Path) -> PathBuf {
@@ -258,7 +261,16 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
             ms
         }
     };
+    if positions.is_none() {
+        // The root's entry of the size table, when the file has one.
+        positions = WinTree::open(tree)
+            .ok()
+            .and_then(|t| t.size(0).ok().flatten())
+            .filter(|&s| s > 0)
+            .map(|s| s as u64);
+    }
     Ok(Certified {
+        checked_now: false,
         file: tree.display().to_string(),
         line: crate::rules::line_san(&start, &moves).join(" "),
         first: moves
@@ -270,6 +282,36 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
         positions,
         verified,
     })
+}
+
+/// Runs the independent checker (`crate::check`) on a proof file and records
+/// its verdict: verified only when certified (every leaf a finished game
+/// won by the winner).
+pub fn verify_entry(c: &mut Certified) -> Result<(), OpeningsError> {
+    use crate::check::{Rules, TreeOptions, Verdict, check_tree, parse_color};
+    let bad = |what: String| OpeningsError::Sidecar {
+        path: PathBuf::from(&c.file),
+        what,
+    };
+    let rules: Rules = c.rules.parse().map_err(|e| bad(format!("rules: {e}")))?;
+    let winner = match &c.winner {
+        Some(w) => Some(parse_color(w).map_err(|e| bad(format!("winner: {e}")))?),
+        None => None,
+    };
+    let tree = WinTree::open(Path::new(&c.file)).map_err(|e| bad(e.to_string()))?;
+    let report = check_tree(
+        &tree,
+        &TreeOptions {
+            rules,
+            winner,
+            ..TreeOptions::default()
+        },
+    );
+    c.verified = Some(report.verdict == Verdict::Certified);
+    c.positions = Some(report.positions);
+    c.winner = Some(crate::check::game::color_name(report.winner).to_string());
+    c.checked_now = true;
+    Ok(())
 }
 
 /// Every `*.tree` file of a directory (a missing directory holds none).

@@ -128,10 +128,48 @@ fn browse_loser_node_lists_every_legal_move() {
     let moves = v["moves"].as_array().unwrap();
     let pos = Position::startpos().play_line_str("e3 d5 Qg4").unwrap().0;
     assert_eq!(moves.len(), pos.legal_moves().len());
-    // Largest first; Bxg4 is Black's only... capture choices are all there.
+    // Here Black's one legal move is the capture Bxg4.
+    assert_eq!(moves.len(), 1);
+    assert_eq!(moves[0]["san"], "Bxg4");
+
+    // A loser node with choices in the 1.e4 proof (Black wins): the first
+    // one met walking the largest moves.
+    let (e4p, _) = common::write_proof(&fixture().dir, "e4", "e2e4", Color::Black, true);
+    let e4 = e4p.display().to_string();
+    let src = TreeSource::open(&e4p, RuleSet::International, None).unwrap();
+    let mut line = vec!["e2e4".to_string()];
+    let choice = loop {
+        let v = view::view(&src, RuleSet::International, &line).unwrap();
+        if v.status == Status::LoserToMove(Color::Black) && v.moves.len() > 1 {
+            break v;
+        }
+        line.push(
+            v.moves
+                .first()
+                .expect("a loser choice before the end")
+                .uci
+                .clone(),
+        );
+    };
+    let (code, out, _) = browse(&["--tree", &e4, &line.join(",")]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("win for Black (White to move; every reply is answered)"),
+        "{out}"
+    );
+    assert!(!out.contains("  * "), "{out}");
+    let (_, json, _) = browse(&["--tree", &e4, "--json", &line.join(",")]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), choice.pos.legal_moves().len());
     let sizes: Vec<u64> = moves.iter().map(|m| m["nodes"].as_u64().unwrap()).collect();
-    assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
-    assert!(moves.iter().any(|m| m["san"] == "Bxg4"), "{json}");
+    assert!(
+        sizes.windows(2).all(|w| w[0] >= w[1]),
+        "largest first: {sizes:?}"
+    );
+    // The winner's node after 1.e4: one move, marked.
+    let (_, out, _) = browse(&["--tree", &e4, "e4"]);
+    assert!(out.contains("* b5  b7b5"), "{out}");
 }
 
 #[test]
@@ -366,4 +404,57 @@ fn table_lists_certified_proofs_from_sidecars() {
         "{text}"
     );
     assert!(Path::new(&proofs).exists());
+
+    // `--verify` runs the checker: a proof missing one of the loser's
+    // replies is not certified, whatever its sidecar says.
+    use antiproof::wintree::{MoveCode, WriteOptions, write_tree};
+    // (1.e3 d5 has no choice for the loser anywhere: use 1.e4, Black wins.)
+    let (pos, recs) = common::prove_line("e2e4", Color::Black);
+    let (mut dag, root) = common::dag_of(&pos, &recs);
+    let good = write_tree(
+        &dag,
+        root,
+        &[MoveCode::from_uci("e2e4").unwrap()],
+        &WriteOptions::default(),
+    )
+    .unwrap()
+    .bytes;
+    std::fs::write(proofs.join("e4.tree"), good).unwrap();
+    let loser = dag
+        .nodes
+        .iter()
+        .position(|n| n.children.len() >= 2)
+        .expect("a loser node with choices");
+    dag.nodes[loser].children.pop();
+    let prolog = [
+        MoveCode::from_uci("e2e3").unwrap(),
+        MoveCode::from_uci("d7d5").unwrap(),
+    ];
+    let bytes = write_tree(&dag, root, &prolog, &WriteOptions::default())
+        .unwrap()
+        .bytes;
+    std::fs::write(proofs.join("broken.tree"), bytes).unwrap();
+    std::fs::write(
+        proofs.join("broken.json"),
+        r#"{"line": "e4", "rules": "international", "winner": "black", "verified": true}"#,
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .args(["table", "--json", "--verify", "--proofs"])
+        .arg(&proofs)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e3 = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["move"] == "e3")
+        .unwrap();
+    for c in e3["certified"].as_array().unwrap() {
+        assert_eq!(c["checked_now"], true, "{c}");
+        let broken = c["file"].as_str().unwrap().ends_with("broken.tree");
+        assert_eq!(c["verified"], !broken, "{c}");
+    }
 }

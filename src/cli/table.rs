@@ -1,7 +1,7 @@
 //! `antiproof table`: The table of White's 20 first moves (issue 5).
 
 use super::EXIT_OK;
-use crate::openings::{Certified, scan_certified, table};
+use crate::openings::{Certified, scan_certified, table, verify_entry};
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
@@ -17,6 +17,10 @@ pub struct TableArgs {
     /// `*.json` sidecars).
     #[arg(long, default_value = "proofs")]
     proofs: PathBuf,
+    /// Run the independent checker on every proof file now (instead of
+    /// trusting the sidecar's `verified`).
+    #[arg(long)]
+    verify: bool,
 }
 
 fn describe(c: &Certified) -> String {
@@ -29,7 +33,9 @@ fn describe(c: &Certified) -> String {
         parts.push(format!("{} positions", crate::web::view::group(p)));
     }
     parts.push(match c.verified {
+        Some(true) if c.checked_now => "verified now".into(),
         Some(true) => "verified".into(),
+        Some(false) if c.checked_now => "NOT certified by the checker now".into(),
         Some(false) => "NOT verified".into(),
         None => "verification not recorded".into(),
     });
@@ -38,7 +44,12 @@ fn describe(c: &Certified) -> String {
 
 /// Runs `antiproof table`.
 pub fn run(args: TableArgs) -> anyhow::Result<u8> {
-    let certified = scan_certified(&args.proofs)?;
+    let mut certified = scan_certified(&args.proofs)?;
+    if args.verify {
+        for c in &mut certified {
+            verify_entry(c)?;
+        }
+    }
     let rows = table(&certified);
     let mut out = std::io::stdout().lock();
     if args.json {
