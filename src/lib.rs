@@ -5,7 +5,9 @@
 //! - [`cli`]: the command line, a thin layer over the rest.
 pub mod check;
 pub mod cli;
+pub mod openings;
 pub mod rules;
 pub mod search;
 pub mod store;
+pub mod web;
 pub mod wintree;
