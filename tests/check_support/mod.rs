@@ -324,3 +324,60 @@ impl Rng {
         (self.next() % n as u64) as usize
     }
 }
+
+/// A large synthetic tree for measuring the checker's speed: from `line`,
+/// the side to move plays one legal move (picked by a hash of the
+/// position) and the other side every legal move, to `plies` plies;
+/// positions are merged (transpositions). Its leaves are not finished
+/// games, so the checker rejects it, but it does the same work per node as
+/// on a valid proof (legal moves, move matching, game-end tests, keys of
+/// transposition targets) and walks everything.
+pub fn synthetic(line: &str, plies: u32) -> Proof {
+    let (root, moves) = Position::startpos().play_line_str(line).unwrap();
+    let winner = root.turn();
+    let mut dag = ProofDag::new();
+    let mut positions = Vec::new();
+    let mut memo: HashMap<([u8; 25], u32), usize> = HashMap::new();
+    fn go(
+        pos: Position,
+        depth: u32,
+        plies: u32,
+        winner: Color,
+        dag: &mut ProofDag,
+        positions: &mut Vec<Position>,
+        memo: &mut HashMap<([u8; 25], u32), usize>,
+    ) -> usize {
+        // Merged by position and depth: transpositions, never a cycle.
+        let key = (pos.pack().0, depth);
+        if let Some(&d) = memo.get(&key) {
+            return d;
+        }
+        let d = dag.add_node();
+        positions.push(pos);
+        memo.insert(key, d);
+        if depth == plies || pos.outcome(RuleSet::International).is_some() {
+            return d;
+        }
+        let legal = pos.legal_moves();
+        let chosen: Vec<Move> = if pos.turn() == winner {
+            vec![legal[(pos.zobrist() % legal.len() as u64) as usize]]
+        } else {
+            legal.to_vec()
+        };
+        for m in chosen {
+            let c = go(pos.play(m), depth + 1, plies, winner, dag, positions, memo);
+            dag.add_edge(d, MoveCode(m.watkins_code()), c);
+        }
+        d
+    }
+    go(root, 0, plies, winner, &mut dag, &mut positions, &mut memo);
+    Proof {
+        line: moves.iter().map(|m| m.uci().to_string()).collect(),
+        prolog: moves.iter().map(|m| MoveCode(m.watkins_code())).collect(),
+        rules: RuleSet::International,
+        winner,
+        dag,
+        positions,
+        records: Vec::new(),
+    }
+}
