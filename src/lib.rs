@@ -6,5 +6,6 @@
 pub mod check;
 pub mod cli;
 pub mod rules;
+pub mod search;
 pub mod store;
 pub mod wintree;

@@ -1,16 +1,568 @@
-//! `antiproof prove`: Prove a forced win for a line and store its solution tree (issue 3).
+//! `antiproof prove`: prove a forced win for a line and store its solution
+//! tree (issue 3). See docs/prove.md.
 
+use crate::rules::{Color, Position, RuleSet};
+use crate::search::{self, Config, Limits, Progress, ProveReport, Prover, Verdict3};
+use crate::store::Store;
+use anyhow::{Context, anyhow, bail};
 use clap::Args;
+use serde::Serialize;
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// Arguments of `antiproof prove`.
 #[derive(Args, Debug)]
 pub struct ProveArgs {
-    /// Arguments (not implemented yet).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    rest: Vec<String>,
+    /// The proof store (redb file; created if missing).
+    #[arg(long, default_value = "antiproof.redb")]
+    db: PathBuf,
+    /// Rule set: international or fics.
+    #[arg(long, default_value = "international")]
+    rules: String,
+    /// Start from this FEN instead of the standard start position.
+    #[arg(long)]
+    fen: Option<String>,
+    /// The side to prove a win for (default: the side to move after the moves).
+    #[arg(long)]
+    winner: Option<String>,
+    /// Stop after this long (`30s`, `5m`, `1h`) or this many nodes (`10M nodes`).
+    #[arg(long)]
+    limit: Option<String>,
+    /// Memory for the transposition table (`512M`, `4G`).
+    #[arg(long, default_value = "1G")]
+    memory: String,
+    /// Print one JSON object instead of the text summary.
+    #[arg(long)]
+    json: bool,
+    /// Run the ladder benchmark (../shared/ladder.md) instead of one line,
+    /// each rung in a fresh temporary store.
+    #[arg(long)]
+    ladder: bool,
+    /// Rungs of the ladder to run, such as `1-10` or `1,3,6-8`.
+    #[arg(long, default_value = "1-10")]
+    rungs: String,
+    /// Write proven subtrees whose estimated proof size reaches this during
+    /// the search (checkpoints; tests use small values).
+    #[arg(long, default_value_t = 20_000, hide = true)]
+    checkpoint_size: u32,
+    /// Moves from the start position (or --fen), UCI or SAN.
+    moves: Vec<String>,
+}
+
+/// The JSON summary of a run.
+#[derive(Serialize)]
+struct Summary {
+    result: &'static str,
+    winner: String,
+    winning_move: Option<String>,
+    winning_move_uci: Option<String>,
+    nodes: u64,
+    generated: u64,
+    nodes_per_second: f64,
+    proof_positions: u64,
+    proof_depth: u32,
+    records_written: u64,
+    store_records: u64,
+    store_bytes: u64,
+    tt_bytes: u64,
+    peak_memory_bytes: Option<u64>,
+    time_s: f64,
+    rules: String,
+    root_fen: String,
+    line: Vec<String>,
+    db: String,
+    revision: String,
 }
 
 /// Runs `antiproof prove`.
-pub fn run(_args: ProveArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("`antiproof prove` is not implemented yet")
+pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
+    if args.ladder {
+        return ladder(&args);
+    }
+    let rules: RuleSet = args
+        .rules
+        .parse()
+        .map_err(|_| anyhow!("unknown rule set {:?} (international or fics)", args.rules))?;
+    let start = match &args.fen {
+        Some(f) => Position::from_fen(f).with_context(|| format!("reading --fen {f:?}"))?,
+        None => Position::startpos(),
+    };
+    let (pos, played) = start
+        .play_line(&args.moves)
+        .map_err(|e| anyhow!("bad move line: {e}"))?;
+    if let Some(o) = pos.outcome(rules) {
+        bail!(
+            "the game is already over after the moves given ({o}; FEN {}): nothing to prove",
+            pos.to_fen()
+        );
+    }
+    let winner = match &args.winner {
+        None => pos.turn(),
+        Some(w) => w
+            .parse::<Color>()
+            .map_err(|_| anyhow!("unknown --winner {w:?} (white or black)"))?,
+    };
+    let tt_bytes = parse_memory(&args.memory)?;
+    let mut limits = Limits::default();
+    if let Some(l) = &args.limit {
+        match parse_limit(l)? {
+            Limit::Time(d) => limits.deadline = Some(Instant::now() + d),
+            Limit::Nodes(n) => limits.nodes = Some(n),
+        }
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        // A second handler (tests calling run twice) is not an error here.
+        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
+    }
+    limits.stop = Some(stop);
+    let store = Store::open(&args.db)?;
+    let config = Config {
+        rules,
+        tt_bytes,
+        limits,
+        checkpoint_size: args.checkpoint_size,
+    };
+    let show_progress = io::stderr().is_terminal() && !args.json;
+    let report = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("prove".into())
+            .stack_size(1 << 30)
+            .spawn_scoped(scope, || -> anyhow::Result<ProveReport> {
+                let mut prover = Prover::new(config, winner, Some(&store))?;
+                if show_progress {
+                    prover.on_progress(|p: &Progress| {
+                        let rss = read_status_kb("VmRSS:").unwrap_or(0) / 1024;
+                        let rate = p.nodes as f64 / p.elapsed.as_secs_f64().max(1e-9);
+                        eprint!(
+                            "\r{:>12} nodes  {:>8.0} k nodes/s  root pn {} dn {}  tt {:.0}%  rss {} MB   ",
+                            p.nodes,
+                            rate / 1e3,
+                            fmt_pn(p.root_pn),
+                            fmt_pn(p.root_dn),
+                            100.0 * p.tt_used as f64 / p.tt_capacity.max(1) as f64,
+                            rss
+                        );
+                    });
+                }
+                Ok(prover.prove(&pos)?)
+            })
+            .expect("spawning the search thread")
+            .join()
+            .map_err(|_| anyhow!("the search thread panicked"))?
+    })?;
+    if show_progress {
+        eprint!("\r{:80}\r", "");
+    }
+    let secs = report.elapsed.as_secs_f64();
+    let line_san = crate::rules::line_san(&start, &played);
+    let summary = Summary {
+        result: match report.result {
+            Verdict3::Proven => "proven",
+            Verdict3::Disproven => "disproven",
+            Verdict3::Stopped => "stopped",
+        },
+        winner: winner.to_string().to_lowercase(),
+        winning_move: report.best_move.map(|m| pos.san(m)),
+        winning_move_uci: report.best_move.map(|m| m.uci().to_string()),
+        nodes: report.nodes,
+        generated: report.generated,
+        nodes_per_second: report.nodes as f64 / secs.max(1e-9),
+        proof_positions: report.proof_positions,
+        proof_depth: report.proof_depth,
+        records_written: report.records_written,
+        store_records: store.len(search::store_rules(rules))?,
+        store_bytes: store.file_bytes(),
+        tt_bytes: report.tt_bytes,
+        peak_memory_bytes: read_status_kb("VmHWM:").map(|k| k * 1024),
+        time_s: secs,
+        rules: rules.to_string(),
+        root_fen: pos.to_fen(),
+        line: line_san,
+        db: args.db.display().to_string(),
+        revision: revision(),
+    };
+    let mut out = io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&summary)?)?;
+    } else {
+        print_summary(&mut out, &summary, &report)?;
+    }
+    Ok(match report.result {
+        Verdict3::Proven => super::EXIT_OK,
+        Verdict3::Disproven => super::EXIT_NO,
+        Verdict3::Stopped => super::EXIT_LIMIT,
+    })
+}
+
+fn fmt_pn(v: u32) -> String {
+    if v == u32::MAX {
+        "inf".into()
+    } else {
+        v.to_string()
+    }
+}
+
+fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Result<()> {
+    let what = match r.result {
+        Verdict3::Proven => format!("proven: {} wins", s.winner),
+        Verdict3::Disproven => format!("disproven: {} cannot force a win", s.winner),
+        Verdict3::Stopped => "stopped by a limit (run again to continue)".to_string(),
+    };
+    writeln!(out, "result:          {what}")?;
+    let line = if s.line.is_empty() {
+        "(start)".to_string()
+    } else {
+        s.line.join(" ")
+    };
+    writeln!(out, "line:            {line}")?;
+    if let Some(m) = &s.winning_move {
+        writeln!(out, "winning move:    {m}")?;
+    }
+    writeln!(out, "nodes:           {}", s.nodes)?;
+    writeln!(out, "nodes/s:         {:.0}", s.nodes_per_second)?;
+    if r.result == Verdict3::Proven {
+        writeln!(out, "proof positions: {}", s.proof_positions)?;
+        writeln!(out, "proof depth:     {} plies", s.proof_depth)?;
+    }
+    writeln!(
+        out,
+        "store:           {} ({} records, {} written now, {} bytes)",
+        s.db, s.store_records, s.records_written, s.store_bytes
+    )?;
+    if let Some(p) = s.peak_memory_bytes {
+        writeln!(
+            out,
+            "peak memory:     {:.1} MB (table {:.1} MB)",
+            p as f64 / 1e6,
+            s.tt_bytes as f64 / 1e6
+        )?;
+    }
+    writeln!(out, "time:            {:.3} s", s.time_s)?;
+    writeln!(out, "rules:           {}", s.rules)?;
+    writeln!(out, "root FEN:        {}", s.root_fen)?;
+    writeln!(out, "revision:        {}", s.revision)?;
+    Ok(())
+}
+
+/// A `--limit`.
+#[derive(Debug, PartialEq, Eq)]
+enum Limit {
+    Time(Duration),
+    Nodes(u64),
+}
+
+fn parse_count(num: &str) -> Option<u64> {
+    let num = num.trim();
+    let (digits, mult) = match num.chars().last()? {
+        'k' | 'K' => (&num[..num.len() - 1], 1_000u64),
+        'M' | 'm' => (&num[..num.len() - 1], 1_000_000),
+        'G' | 'g' | 'B' | 'b' => (&num[..num.len() - 1], 1_000_000_000),
+        _ => (num, 1),
+    };
+    let v: f64 = digits.trim().parse().ok()?;
+    (v.is_finite() && v >= 0.0).then_some((v * mult as f64) as u64)
+}
+
+fn parse_limit(s: &str) -> anyhow::Result<Limit> {
+    let t = s.trim();
+    let bad = || {
+        anyhow!(
+            "cannot read --limit {s:?}: give a time such as 30s, 5m, 1h or a node count such as 10M nodes"
+        )
+    };
+    if let Some(n) = t.strip_suffix("nodes").or_else(|| t.strip_suffix("node")) {
+        return parse_count(n).map(Limit::Nodes).ok_or_else(bad);
+    }
+    let (num, unit) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else if let Some(n) = t.strip_suffix('h') {
+        (n, 3600.0)
+    } else {
+        return Err(bad());
+    };
+    let v: f64 = num.trim().parse().map_err(|_| bad())?;
+    if !(v.is_finite() && v >= 0.0) {
+        return Err(bad());
+    }
+    Ok(Limit::Time(Duration::from_secs_f64(v * unit)))
+}
+
+fn parse_memory(s: &str) -> anyhow::Result<usize> {
+    let t = s.trim().trim_end_matches(['B', 'b']);
+    let bad = || anyhow!("cannot read --memory {s:?}: give a size such as 512M or 4G");
+    let (num, mult) = match t.chars().last() {
+        Some('K' | 'k') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
+        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
+        Some('T' | 't') => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    let v: f64 = num.trim().parse().map_err(|_| bad())?;
+    if !(v.is_finite() && v > 0.0) {
+        return Err(bad());
+    }
+    let bytes = (v * mult as f64) as u64;
+    if bytes < 1 << 16 {
+        bail!("--memory {s:?} is too small (at least 64K)");
+    }
+    Ok(bytes as usize)
+}
+
+/// A field of /proc/self/status in kB.
+fn read_status_kb(field: &str) -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with(field))?;
+    line[field.len()..].split_whitespace().next()?.parse().ok()
+}
+
+fn revision() -> String {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    std::process::Command::new("git")
+        .args(["-C", dir, "rev-parse", "--short", "HEAD"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// One rung of ../shared/ladder.md with the anchor solver's figures.
+struct Rung {
+    line: &'static str,
+    anchor_s: Option<f64>,
+    anchor_nodes: Option<f64>,
+    anchor_proof: Option<u64>,
+}
+
+const LADDER: &[Rung] = &[
+    Rung {
+        line: "e3 d5",
+        anchor_s: Some(0.003),
+        anchor_nodes: Some(817.0),
+        anchor_proof: Some(33),
+    },
+    Rung {
+        line: "e3 d6",
+        anchor_s: Some(0.005),
+        anchor_nodes: Some(2011.0),
+        anchor_proof: Some(33),
+    },
+    Rung {
+        line: "e4",
+        anchor_s: Some(0.023),
+        anchor_nodes: Some(7655.0),
+        anchor_proof: Some(242),
+    },
+    Rung {
+        line: "d3",
+        anchor_s: Some(0.022),
+        anchor_nodes: Some(7923.0),
+        anchor_proof: Some(223),
+    },
+    Rung {
+        line: "d4",
+        anchor_s: Some(0.031),
+        anchor_nodes: Some(10284.0),
+        anchor_proof: Some(90),
+    },
+    Rung {
+        line: "e3 Na6",
+        anchor_s: Some(0.83),
+        anchor_nodes: Some(618_933.0),
+        anchor_proof: Some(3318),
+    },
+    Rung {
+        line: "e3 g6",
+        anchor_s: Some(3.5),
+        anchor_nodes: Some(4_076_330.0),
+        anchor_proof: Some(4633),
+    },
+    Rung {
+        line: "e3 e5",
+        anchor_s: Some(22.7),
+        anchor_nodes: Some(21.5e6),
+        anchor_proof: None,
+    },
+    Rung {
+        line: "Nc3",
+        anchor_s: Some(35.0),
+        anchor_nodes: Some(44.0e6),
+        anchor_proof: Some(57_373),
+    },
+    Rung {
+        line: "e3 f5",
+        anchor_s: Some(141.0),
+        anchor_nodes: Some(106.0e6),
+        anchor_proof: None,
+    },
+    Rung {
+        line: "Nf3",
+        anchor_s: None,
+        anchor_nodes: None,
+        anchor_proof: None,
+    },
+    Rung {
+        line: "f4",
+        anchor_s: None,
+        anchor_nodes: None,
+        anchor_proof: None,
+    },
+    Rung {
+        line: "h4",
+        anchor_s: None,
+        anchor_nodes: None,
+        anchor_proof: None,
+    },
+];
+
+fn parse_rungs(s: &str) -> anyhow::Result<Vec<u32>> {
+    let bad = || anyhow!("cannot read --rungs {s:?}: give rungs such as 1-10 or 1,3,6-8");
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (
+                a.trim().parse().map_err(|_| bad())?,
+                b.trim().parse().map_err(|_| bad())?,
+            ),
+            None => {
+                let a: u32 = part.parse().map_err(|_| bad())?;
+                (a, a)
+            }
+        };
+        if a == 0 || b < a || b as usize > LADDER.len() {
+            return Err(bad());
+        }
+        out.extend(a..=b);
+    }
+    if out.is_empty() {
+        return Err(bad());
+    }
+    Ok(out)
+}
+
+/// `--ladder`: each rung in a child process (clean peak memory) with a
+/// fresh store in a temporary directory.
+fn ladder(args: &ProveArgs) -> anyhow::Result<u8> {
+    let rungs = parse_rungs(&args.rungs)?;
+    let exe = std::env::current_exe().context("finding the antiproof binary")?;
+    let dir = std::env::temp_dir().join(format!("antiproof-ladder-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
+        "rung  line       result      time s    nodes         nodes/s   proof pos  depth  peak MB  store B/pos | anchor s  ratio  anchor nodes  anchor proof"
+    )?;
+    let mut worst = super::EXIT_OK;
+    for n in rungs {
+        let rung = &LADDER[n as usize - 1];
+        let db = dir.join(format!("rung{n}.redb"));
+        let _ = std::fs::remove_file(&db);
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.arg("prove")
+            .arg("--json")
+            .arg("--db")
+            .arg(&db)
+            .arg("--memory")
+            .arg(&args.memory)
+            .arg("--rules")
+            .arg(&args.rules);
+        if let Some(l) = &args.limit {
+            cmd.arg("--limit").arg(l);
+        }
+        cmd.args(rung.line.split_whitespace());
+        let o = cmd.output().context("running a ladder rung")?;
+        let code = o.status.code().unwrap_or(super::EXIT_ERROR as i32) as u8;
+        let v: serde_json::Value = match serde_json::from_slice(&o.stdout) {
+            Ok(v) => v,
+            Err(_) => {
+                writeln!(
+                    out,
+                    "{n:>4}  {:<9}  error: {}",
+                    rung.line,
+                    String::from_utf8_lossy(&o.stderr).trim()
+                )?;
+                worst = worst.max(super::EXIT_ERROR);
+                continue;
+            }
+        };
+        worst = worst.max(code);
+        let f = |k: &str| v[k].as_f64().unwrap_or(0.0);
+        let t = f("time_s");
+        let proof = f("proof_positions");
+        let store_per = if proof > 0.0 {
+            f("store_bytes") / proof
+        } else {
+            0.0
+        };
+        let (anchor, ratio) = match rung.anchor_s {
+            Some(a) => (format!("{a:>8.3}"), format!("{:>6.2}", t / a)),
+            None => ("       -".into(), "     -".into()),
+        };
+        writeln!(
+            out,
+            "{n:>4}  {:<9}  {:<9}  {t:>8.3}  {:>11}  {:>10.0}  {:>9}  {:>5}  {:>7.1}  {:>11.1} | {anchor}  {ratio}  {:>12}  {:>12}",
+            rung.line,
+            v["result"].as_str().unwrap_or("?"),
+            f("nodes") as u64,
+            f("nodes_per_second"),
+            proof as u64,
+            f("proof_depth") as u64,
+            f("peak_memory_bytes") / 1e6,
+            store_per,
+            rung.anchor_nodes
+                .map(|x| format!("{x:.0}"))
+                .unwrap_or("-".into()),
+            rung.anchor_proof
+                .map(|x| x.to_string())
+                .unwrap_or("-".into()),
+        )?;
+        out.flush()?;
+        let _ = std::fs::remove_file(&db);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = Path::new("");
+    Ok(worst)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_and_sizes_parse() {
+        assert_eq!(
+            parse_limit("30s").unwrap(),
+            Limit::Time(Duration::from_secs(30))
+        );
+        assert_eq!(
+            parse_limit("5m").unwrap(),
+            Limit::Time(Duration::from_secs(300))
+        );
+        assert_eq!(
+            parse_limit("1h").unwrap(),
+            Limit::Time(Duration::from_secs(3600))
+        );
+        assert_eq!(parse_limit("10M nodes").unwrap(), Limit::Nodes(10_000_000));
+        assert_eq!(parse_limit("5000nodes").unwrap(), Limit::Nodes(5000));
+        assert!(parse_limit("soon").is_err());
+        assert!(parse_limit("10x").is_err());
+        assert_eq!(parse_memory("512M").unwrap(), 512 << 20);
+        assert_eq!(parse_memory("4G").unwrap(), 4 << 30);
+        assert!(parse_memory("lots").is_err());
+        assert!(parse_memory("1").is_err());
+        assert_eq!(parse_rungs("1-3,5").unwrap(), vec![1, 2, 3, 5]);
+        assert!(parse_rungs("0-3").is_err());
+    }
 }

@@ -1,0 +1,1120 @@
+//! Proof-number search with bounded memory, and proof extraction into the
+//! proof store.
+//!
+//! # The search
+//!
+//! Depth-first proof-number search (df-pn, Nagai) with the 1+epsilon trick
+//! of Pawlewicz and Lew (a child is searched until its proof number, at an
+//! OR node, passes `min(threshold, pn2 * (1 + 1/4))`, where `pn2` is the
+//! second-best sibling's; dually at AND nodes), over a fixed-size
+//! transposition table ([`tt`]) of 16-byte entries sized from the memory
+//! budget. Proof and disproof numbers are from the prover's side: OR nodes
+//! have the prover to move. New nodes get the mobility initialisation:
+//! proof 1 and disproof = number of legal moves at OR nodes, the dual at
+//! AND nodes. A game-over position is a proof if the prover won it, else a
+//! disproof (a draw is a disproof for both sides).
+//!
+//! # Soundness with transpositions
+//!
+//! There is no repetition rule, so a repetition just goes on; a cycle is
+//! never a win for the prover. The search keeps the positions of the
+//! current path since the last irreversible move (capture or pawn move) and
+//! treats a child that repeats one of them as disproven, without storing
+//! anything for it. Its parent's value then depends on the path, so table
+//! keys carry the path where it matters:
+//!
+//! * a node reached by an irreversible move, or whose side to move must
+//!   capture (every child is reached by a capture), has a value that no
+//!   earlier position can influence: its key is its Zobrist hash, shared by
+//!   every transposition;
+//! * any other node's key is a hash of its parent's key and its own Zobrist
+//!   hash, so it names the path back to the last shareable node, which is
+//!   at or after the last irreversible move: the whole repetition window.
+//!
+//! Two nodes with one key therefore have one value, and every value in the
+//! table is sound for every path that reaches that key. (This is the rule
+//! "merge transpositions only right after an irreversible move or where
+//! the side to move must capture" of Watkins' solver.)
+//!
+//! Proven wins are path-independent (an acyclic tree whose leaves are won
+//! game ends wins whatever the history), and the extraction below rebuilds
+//! every proof explicitly from real positions down to game ends or stored
+//! records, so a hash collision in the table can cost time, never
+//! soundness.
+//!
+//! # Extraction and the store
+//!
+//! Once a node is proven, [`Prover`] walks it again: at winner nodes the
+//! proven child with the smallest proof-size estimate (tried in that order;
+//! a child whose proof fails to rebuild is skipped), at loser nodes every
+//! legal reply. Positions merge by their packed encoding (a DAG); a
+//! position still being rebuilt (on the walk's path) is never reused, so
+//! the DAG has no cycle. A child whose table entry was overwritten is
+//! re-proven by a small search from there. Every position of the proof
+//! that is not a game end is written to the store: Win with the move where
+//! the prover is to move, Loss where the opponent is, with the number of
+//! distinct positions of its proof. A stored record is a proven leaf for
+//! later searches and extractions; so the store always holds closed proofs:
+//! a stored Win's move leads to a stored Loss or a won game end, and every
+//! move of a stored Loss to a stored Win or a won game end.
+//!
+//! Big proven subtrees are extracted and written while the search runs
+//! (checkpoints), so a stopped or killed run keeps them and the next run
+//! starts from them.
+
+pub mod tt;
+
+use crate::rules::{Color, Move, Outcome, Position, Role, RuleSet};
+use crate::store::{self, Key, Record, Store, StoreError, Verdict};
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tt::{INF, Tt, TtValue};
+
+/// A hasher for keys that are already random (Zobrist hashes).
+#[derive(Default, Clone, Copy)]
+pub struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+type ProgressFn<'s> = Box<dyn FnMut(&Progress) + Send + 's>;
+
+type ZMap<V> = HashMap<u64, V, BuildHasherDefault<IdentityHasher>>;
+
+/// The store's name of a rule set.
+pub fn store_rules(rules: RuleSet) -> store::Rules {
+    match rules {
+        RuleSet::International => store::Rules::International,
+        RuleSet::Fics => store::Rules::Fics,
+    }
+}
+
+/// When to stop a search early.
+#[derive(Clone, Default)]
+pub struct Limits {
+    /// Stop after this many expanded nodes.
+    pub nodes: Option<u64>,
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+    /// Stop when this flag is set (Ctrl-C).
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+/// Settings of a proving run.
+pub struct Config {
+    /// The rule set.
+    pub rules: RuleSet,
+    /// Bytes for the transposition table.
+    pub tt_bytes: usize,
+    /// Limits.
+    pub limits: Limits,
+    /// A proven node whose proof-size estimate reaches this is extracted
+    /// and written to the store during the search.
+    pub checkpoint_size: u32,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            rules: RuleSet::International,
+            tt_bytes: 64 << 20,
+            limits: Limits::default(),
+            checkpoint_size: 20_000,
+        }
+    }
+}
+
+/// A progress report, about once a second.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Nodes expanded so far.
+    pub nodes: u64,
+    /// Time since the start.
+    pub elapsed: Duration,
+    /// The root's proof number.
+    pub root_pn: u32,
+    /// The root's disproof number.
+    pub root_dn: u32,
+    /// Table entries in use.
+    pub tt_used: u64,
+    /// Table capacity in entries.
+    pub tt_capacity: u64,
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Verdict3 {
+    /// The prover wins.
+    Proven,
+    /// The prover cannot win.
+    Disproven,
+    /// A limit stopped the search.
+    Stopped,
+}
+
+/// The result of a run.
+#[derive(Clone, Debug)]
+pub struct ProveReport {
+    /// How it ended.
+    pub result: Verdict3,
+    /// The winning move at the root when the prover is to move there.
+    pub best_move: Option<Move>,
+    /// Nodes expanded.
+    pub nodes: u64,
+    /// Child positions generated.
+    pub generated: u64,
+    /// Distinct positions in the proof (game ends included; positions
+    /// under reused stored records counted by their records' sizes).
+    pub proof_positions: u64,
+    /// Longest line of the proof in plies (to a game end or a stored
+    /// position).
+    pub proof_depth: u32,
+    /// Records written to the store in this run.
+    pub records_written: u64,
+    /// The root's final proof and disproof numbers.
+    pub root_pn: u32,
+    /// See `root_pn`.
+    pub root_dn: u32,
+    /// Bytes of the transposition table.
+    pub tt_bytes: u64,
+    /// Time taken.
+    pub elapsed: Duration,
+}
+
+/// What can go wrong in a proving run.
+#[derive(Debug)]
+pub enum SearchError {
+    /// The store failed.
+    Store(StoreError),
+    /// The root is a finished game.
+    GameOver(Outcome),
+    /// A proof could not be rebuilt from the table (should not happen).
+    Extraction(String),
+}
+
+impl fmt::Display for SearchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SearchError::Store(e) => write!(f, "{e}"),
+            SearchError::GameOver(o) => write!(f, "the game is already over ({o})"),
+            SearchError::Extraction(m) => write!(f, "proof extraction failed: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for SearchError {}
+
+impl From<StoreError> for SearchError {
+    fn from(e: StoreError) -> SearchError {
+        SearchError::Store(e)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct PathEntry {
+    z: u64,
+    irrev_start: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Kid {
+    pos: Position,
+    key: u64,
+    irr: bool,
+    pn: u32,
+    dn: u32,
+    size: u32,
+}
+
+#[inline(always)]
+fn mix(parent: u64, z: u64) -> u64 {
+    let mut x = parent.rotate_left(17) ^ z;
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+#[inline(always)]
+fn sat(x: u64) -> u32 {
+    if x >= INF as u64 { INF - 1 } else { x as u32 }
+}
+
+fn eps_num() -> u64 {
+    static E: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *E.get_or_init(|| {
+        std::env::var("AP_EPS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(4)
+    })
+}
+
+#[inline(always)]
+fn eps(v: u32) -> u32 {
+    if v >= INF - 1 {
+        INF
+    } else {
+        sat(v as u64 + ((v as u64 * eps_num()) / 16).max(1))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ExKind {
+    Terminal,
+    Stored(u64),
+    Win(u16),
+    Loss,
+}
+
+struct ExNode {
+    packed: Key,
+    z: u64,
+    kind: ExKind,
+    children: Vec<u32>,
+    done: bool,
+}
+
+/// Summary of an extracted proof.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ProofSummary {
+    /// Distinct positions.
+    pub positions: u64,
+    /// Longest line in plies.
+    pub depth: u32,
+    /// Records written.
+    pub written: u64,
+    /// The root's winning move code, if the prover is to move there.
+    pub root_move: Option<u16>,
+}
+
+/// A proving run over one root position.
+pub struct Prover<'s> {
+    rules: RuleSet,
+    prover: Color,
+    tt: Tt,
+    store: Option<&'s Store>,
+    /// Zobrist hash of stored positions -> whether the side to move wins.
+    stored: ZMap<bool>,
+    path: Vec<PathEntry>,
+    kids: Vec<Kid>,
+    nodes: u64,
+    generated: u64,
+    limits: Limits,
+    stopped: bool,
+    next_check: u64,
+    start: Instant,
+    last_progress: Instant,
+    progress: Option<ProgressFn<'s>>,
+    root_pn: u32,
+    root_dn: u32,
+    extracting: bool,
+    checkpoint_size: u32,
+    written: u64,
+    store_error: Option<StoreError>,
+    ex_map: HashMap<Key, u32>,
+    ex_nodes: Vec<ExNode>,
+    ex_finished: Vec<u32>,
+}
+
+impl<'s> Prover<'s> {
+    /// A prover for `winner` under `config`, reading and writing `store`
+    /// when given (every stored proven position is loaded into an in-memory
+    /// filter first).
+    pub fn new(
+        config: Config,
+        winner: Color,
+        store: Option<&'s Store>,
+    ) -> Result<Prover<'s>, SearchError> {
+        let mut stored = ZMap::default();
+        if let Some(s) = store {
+            let reader = s.reader()?;
+            reader.for_each(store_rules(config.rules), |k, r| {
+                if let Ok(p) = Position::unpack(&crate::rules::PackedPosition(*k)) {
+                    stored.insert(p.zobrist(), r.verdict == Verdict::Win);
+                }
+                Ok(())
+            })?;
+        }
+        let now = Instant::now();
+        Ok(Prover {
+            rules: config.rules,
+            prover: winner,
+            tt: Tt::with_bytes(config.tt_bytes),
+            store,
+            stored,
+            path: Vec::with_capacity(1024),
+            kids: Vec::with_capacity(1 << 14),
+            nodes: 0,
+            generated: 0,
+            limits: config.limits,
+            stopped: false,
+            next_check: 0,
+            start: now,
+            last_progress: now,
+            progress: None,
+            root_pn: 1,
+            root_dn: 1,
+            extracting: false,
+            checkpoint_size: config.checkpoint_size.max(2),
+            written: 0,
+            store_error: None,
+            ex_map: HashMap::new(),
+            ex_nodes: Vec::new(),
+            ex_finished: Vec::new(),
+        })
+    }
+
+    /// Calls `f` about once a second during the search.
+    pub fn on_progress(&mut self, f: impl FnMut(&Progress) + Send + 's) {
+        self.progress = Some(Box::new(f));
+    }
+
+    /// Number of stored positions known to the in-memory filter.
+    pub fn stored_len(&self) -> usize {
+        self.stored.len()
+    }
+
+    /// Proves (or disproves) a win for the prover from `root`, writing the
+    /// proof into the store when proven.
+    pub fn prove(&mut self, root: &Position) -> Result<ProveReport, SearchError> {
+        if let Some(o) = root.outcome(self.rules) {
+            return Err(SearchError::GameOver(o));
+        }
+        self.start = Instant::now();
+        self.last_progress = self.start;
+        self.stopped = false;
+        let or = root.turn() == self.prover;
+        let mut report = ProveReport {
+            result: Verdict3::Stopped,
+            best_move: None,
+            nodes: 0,
+            generated: 0,
+            proof_positions: 0,
+            proof_depth: 0,
+            records_written: 0,
+            root_pn: 1,
+            root_dn: 1,
+            tt_bytes: self.tt.bytes(),
+            elapsed: Duration::ZERO,
+        };
+        // Already in the store?
+        if let Some(rec) = self.stored_record(root)? {
+            let win_for_prover = (rec.verdict == Verdict::Win) == or;
+            report.result = if win_for_prover {
+                Verdict3::Proven
+            } else {
+                Verdict3::Disproven
+            };
+            if win_for_prover {
+                report.proof_positions = rec.size;
+                report.root_pn = 0;
+                report.root_dn = INF;
+                if or {
+                    report.best_move = root
+                        .legal_moves()
+                        .iter()
+                        .copied()
+                        .find(|m| m.watkins_code() == rec.mv);
+                }
+            } else {
+                report.root_pn = INF;
+                report.root_dn = 0;
+            }
+            report.elapsed = self.start.elapsed();
+            return Ok(report);
+        }
+        let key = root.zobrist();
+        self.path.clear();
+        self.path.push(PathEntry {
+            z: root.zobrist(),
+            irrev_start: 0,
+        });
+        let (pn, dn, _) = self.mid(root, key, INF, INF);
+        if let Some(e) = self.store_error.take() {
+            return Err(e.into());
+        }
+        report.root_pn = pn;
+        report.root_dn = dn;
+        if pn == 0 {
+            let summary = self.extract_and_store(root, key)?;
+            match summary {
+                Some(s) => {
+                    report.result = Verdict3::Proven;
+                    report.proof_positions = s.positions;
+                    report.proof_depth = s.depth;
+                    report.best_move = s.root_move.and_then(|c| {
+                        root.legal_moves()
+                            .iter()
+                            .copied()
+                            .find(|m| m.watkins_code() == c)
+                    });
+                }
+                None if self.stopped => report.result = Verdict3::Stopped,
+                None => {
+                    return Err(SearchError::Extraction(
+                        "the root is proven but its proof could not be rebuilt".into(),
+                    ));
+                }
+            }
+        } else if dn == 0 {
+            report.result = Verdict3::Disproven;
+        }
+        report.nodes = self.nodes;
+        report.generated = self.generated;
+        report.records_written = self.written;
+        report.elapsed = self.start.elapsed();
+        Ok(report)
+    }
+
+    fn check_limits(&mut self) {
+        self.next_check = self.nodes + 2048;
+        if let Some(n) = self.limits.nodes
+            && self.nodes >= n
+        {
+            self.stopped = true;
+        }
+        if let Some(s) = &self.limits.stop
+            && s.load(Ordering::Relaxed)
+        {
+            self.stopped = true;
+        }
+        let now = Instant::now();
+        if let Some(d) = self.limits.deadline
+            && now >= d
+        {
+            self.stopped = true;
+        }
+        if now.duration_since(self.last_progress) >= Duration::from_secs(1) {
+            self.last_progress = now;
+            let p = Progress {
+                nodes: self.nodes,
+                elapsed: now.duration_since(self.start),
+                root_pn: self.root_pn,
+                root_dn: self.root_dn,
+                tt_used: self.tt.used(),
+                tt_capacity: self.tt.capacity(),
+            };
+            if let Some(f) = self.progress.as_mut() {
+                f(&p);
+            }
+        }
+    }
+
+    /// Whether a position with Zobrist hash `z`, about to be pushed on the
+    /// path after a reversible move, repeats a position of the path.
+    #[inline]
+    fn repeats(&self, z: u64) -> bool {
+        let len = self.path.len();
+        let start = self.path[len - 1].irrev_start as usize;
+        let mut i = len as isize - 2;
+        while i >= start as isize {
+            if self.path[i as usize].z == z {
+                return true;
+            }
+            i -= 2;
+        }
+        false
+    }
+
+    #[inline]
+    fn push_path(&mut self, z: u64, irr: bool) {
+        let len = self.path.len();
+        let irrev_start = if irr {
+            len as u32
+        } else {
+            self.path[len - 1].irrev_start
+        };
+        self.path.push(PathEntry { z, irrev_start });
+    }
+
+    /// The initial (pn, dn, size) of a child not searched yet.
+    #[inline]
+    fn eval_child(&self, child: &Position, key: u64, irr: bool) -> (u32, u32, u32) {
+        let z = child.zobrist();
+        if !irr && self.repeats(z) {
+            return (INF, 0, 0);
+        }
+        if let Some(v) = self.tt.get(key) {
+            return decode(v);
+        }
+        let us = child.turn();
+        let or = us == self.prover;
+        // Game ends, in the order of `Position::outcome`, sharing the move
+        // count with the mobility initialisation.
+        let terminal = |o: Option<Outcome>| match o {
+            Some(Outcome::Win(c)) if c == self.prover => Some((0, INF, 1)),
+            Some(_) => Some((INF, 0, 0)),
+            None => None,
+        };
+        if (child.count(us) == 0 || child.count(!us) == 0)
+            && let Some(t) = terminal(child.outcome(self.rules))
+        {
+            return t;
+        }
+        let n = child.count_legal_moves();
+        if (n == 0 || (child.occupied().0 & !child.by_role(Role::Bishop).0) == 0)
+            && let Some(t) = terminal(child.outcome(self.rules))
+        {
+            return t;
+        }
+        if !self.stored.is_empty()
+            && let Some(&win) = self.stored.get(&z)
+        {
+            return if win == or { (0, INF, 1) } else { (INF, 0, 0) };
+        }
+        if or {
+            (1, n.max(1), 0)
+        } else {
+            (n.max(1), 1, 0)
+        }
+    }
+
+    /// The df-pn MID procedure. The path's top is `pos`.
+    fn mid(&mut self, pos: &Position, key: u64, thpn: u32, thdn: u32) -> (u32, u32, u32) {
+        self.nodes += 1;
+        if self.nodes >= self.next_check {
+            self.check_limits();
+        }
+        let work_start = self.nodes;
+        let or = pos.turn() == self.prover;
+        let is_root = self.path.len() == 1 && !self.extracting;
+        let base = self.kids.len();
+        let moves = pos.legal_moves();
+        self.generated += moves.len() as u64;
+        // First pass: children, keys, and a prefetch of their table slots.
+        for &m in moves.iter() {
+            let child = pos.play(m);
+            let irr = m.is_irreversible();
+            let z = child.zobrist();
+            let hc = child.has_capture();
+            let ckey = if irr || hc { z } else { mix(key, z) };
+            self.tt.prefetch(ckey);
+            self.kids.push(Kid {
+                pos: child,
+                key: ckey,
+                irr,
+                pn: 1,
+                dn: 1,
+                size: 0,
+            });
+        }
+        // Second pass: their values.
+        for i in base..self.kids.len() {
+            let k = self.kids[i];
+            let (pn, dn, size) = self.eval_child(&k.pos, k.key, k.irr);
+            let slot = &mut self.kids[i];
+            slot.pn = pn;
+            slot.dn = dn;
+            slot.size = size;
+            if (or && pn == 0) || (!or && dn == 0) {
+                self.kids.truncate(i + 1);
+                break;
+            }
+        }
+        let (mut pn, mut dn);
+        loop {
+            (pn, dn) = summarize(&self.kids[base..], or);
+            if is_root {
+                self.root_pn = pn;
+                self.root_dn = dn;
+            }
+            if pn >= thpn || dn >= thdn || pn == 0 || dn == 0 || self.stopped {
+                break;
+            }
+            // Best child and the second-best value.
+            let mut best = 0usize;
+            let mut b1 = INF;
+            let mut b2 = INF;
+            for (i, k) in self.kids[base..].iter().enumerate() {
+                let v = if or { k.pn } else { k.dn };
+                if v < b1 {
+                    b2 = b1;
+                    b1 = v;
+                    best = i;
+                } else if v < b2 {
+                    b2 = v;
+                }
+            }
+            let k = self.kids[base + best];
+            let (cthpn, cthdn) = if or {
+                (
+                    thpn.min(eps(b2)),
+                    clamp_th(thdn as u64 - dn as u64 + k.dn as u64),
+                )
+            } else {
+                (
+                    clamp_th(thpn as u64 - pn as u64 + k.pn as u64),
+                    thdn.min(eps(b2)),
+                )
+            };
+            self.push_path(k.pos.zobrist(), k.irr);
+            let (cpn, cdn, csize) = self.mid(&k.pos, k.key, cthpn, cthdn);
+            self.path.pop();
+            let slot = &mut self.kids[base + best];
+            slot.pn = cpn;
+            slot.dn = cdn;
+            slot.size = csize;
+        }
+        let mut size = 0u32;
+        if pn == 0 {
+            let kids = &self.kids[base..];
+            size = if or {
+                kids.iter()
+                    .filter(|k| k.pn == 0)
+                    .map(|k| k.size)
+                    .min()
+                    .unwrap_or(0)
+                    .saturating_add(1)
+            } else {
+                kids.iter()
+                    .fold(1u32, |a, k| a.saturating_add(k.size))
+                    .min(INF - 1)
+            };
+        }
+        self.kids.truncate(base);
+        let work = sat(self.nodes - work_start + 1);
+        let v = if pn == 0 {
+            TtValue {
+                pn: 0,
+                dn: size.max(1),
+                work,
+            }
+        } else {
+            TtValue { pn, dn, work }
+        };
+        self.tt.put(key, v);
+        if pn == 0 && !self.extracting && size >= self.checkpoint_size && self.store.is_some() {
+            self.checkpoint(pos, key);
+        }
+        (pn, dn, size)
+    }
+
+    fn checkpoint(&mut self, pos: &Position, key: u64) {
+        if self.stored.contains_key(&pos.zobrist()) {
+            return;
+        }
+        match self.extract_and_store(pos, key) {
+            Ok(_) => {}
+            Err(SearchError::Store(e)) => {
+                self.store_error = Some(e);
+                self.stopped = true;
+            }
+            Err(_) => {}
+        }
+    }
+
+    /// The stored record of a position if the filter knows it and the
+    /// store confirms it by the full key.
+    fn stored_record(&self, pos: &Position) -> Result<Option<Record>, StoreError> {
+        let Some(s) = self.store else {
+            return Ok(None);
+        };
+        if !self.stored.contains_key(&pos.zobrist()) {
+            return Ok(None);
+        }
+        s.get(store_rules(self.rules), &pos.pack().0)
+    }
+
+    /// Extracts the proof of a proven node (the path's top is `pos`) and
+    /// writes it to the store. `None` when the proof could not be rebuilt
+    /// (stopped, or table entries lost beyond repair).
+    pub fn extract_and_store(
+        &mut self,
+        pos: &Position,
+        key: u64,
+    ) -> Result<Option<ProofSummary>, SearchError> {
+        let was = self.extracting;
+        self.extracting = true;
+        self.ex_map.clear();
+        self.ex_nodes.clear();
+        self.ex_finished.clear();
+        let r = self.ex(pos, key);
+        let out = match r {
+            Ok(Some(root)) => Some(self.write_proof(root)?),
+            Ok(None) => None,
+            Err(e) => {
+                self.extracting = was;
+                return Err(e.into());
+            }
+        };
+        self.ex_map = HashMap::new();
+        self.ex_nodes = Vec::new();
+        self.ex_finished = Vec::new();
+        self.extracting = was;
+        Ok(out)
+    }
+
+    fn new_leaf(&mut self, pos: &Position, packed: Key, kind: ExKind) -> u32 {
+        let i = self.ex_nodes.len() as u32;
+        self.ex_nodes.push(ExNode {
+            packed,
+            z: pos.zobrist(),
+            kind,
+            children: Vec::new(),
+            done: true,
+        });
+        self.ex_map.insert(packed, i);
+        self.ex_finished.push(i);
+        i
+    }
+
+    fn abandon(&mut self, from: u32) {
+        for n in self.ex_nodes.drain(from as usize..) {
+            self.ex_map.remove(&n.packed);
+        }
+        self.ex_finished.retain(|&i| i < from);
+    }
+
+    /// Rebuilds the proof of `pos` (the path's top). `Ok(None)`: not
+    /// provable from here with what the table holds.
+    fn ex(&mut self, pos: &Position, key: u64) -> Result<Option<u32>, StoreError> {
+        let packed = pos.pack().0;
+        if let Some(&i) = self.ex_map.get(&packed) {
+            return Ok(self.ex_nodes[i as usize].done.then_some(i));
+        }
+        if let Some(o) = pos.outcome(self.rules) {
+            return Ok((o == Outcome::Win(self.prover))
+                .then(|| self.new_leaf(pos, packed, ExKind::Terminal)));
+        }
+        let or = pos.turn() == self.prover;
+        if let Some(rec) = self.stored_record(pos)? {
+            let win = (rec.verdict == Verdict::Win) == or;
+            return Ok(win.then(|| self.new_leaf(pos, packed, ExKind::Stored(rec.size))));
+        }
+        let idx = self.ex_nodes.len() as u32;
+        self.ex_nodes.push(ExNode {
+            packed,
+            z: pos.zobrist(),
+            kind: if or { ExKind::Win(0) } else { ExKind::Loss },
+            children: Vec::new(),
+            done: false,
+        });
+        self.ex_map.insert(packed, idx);
+        let ok = if or {
+            self.ex_or(pos, key, idx)?
+        } else {
+            self.ex_and(pos, key, idx)?
+        };
+        if ok {
+            self.ex_nodes[idx as usize].done = true;
+            self.ex_finished.push(idx);
+            Ok(Some(idx))
+        } else {
+            self.abandon(idx);
+            Ok(None)
+        }
+    }
+
+    fn child_key(key: u64, m: Move, child: &Position) -> u64 {
+        let z = child.zobrist();
+        if m.is_irreversible() || child.has_capture() {
+            z
+        } else {
+            mix(key, z)
+        }
+    }
+
+    fn ex_or(&mut self, pos: &Position, key: u64, idx: u32) -> Result<bool, StoreError> {
+        for _attempt in 0..4 {
+            let moves = pos.legal_moves();
+            let mut cands: Vec<(u32, Move, Position, u64)> = Vec::new();
+            for &m in moves.iter() {
+                let child = pos.play(m);
+                let z = child.zobrist();
+                if !m.is_irreversible() && self.repeats(z) {
+                    continue;
+                }
+                let ckey = Self::child_key(key, m, &child);
+                let packed_known = self.ex_map.get(&child.pack().0).copied();
+                let size = if let Some(i) = packed_known {
+                    if !self.ex_nodes[i as usize].done {
+                        continue;
+                    }
+                    0
+                } else if child.outcome(self.rules) == Some(Outcome::Win(self.prover)) {
+                    0
+                } else if let Some(&win) = self.stored.get(&z) {
+                    if win == (child.turn() == self.prover) {
+                        1
+                    } else {
+                        continue;
+                    }
+                } else {
+                    match self.tt.get(ckey) {
+                        Some(v) if v.pn == 0 => v.dn,
+                        _ => continue,
+                    }
+                };
+                cands.push((size, m, child, ckey));
+            }
+            cands.sort_by_key(|c| c.0);
+            for (_, m, child, ckey) in cands {
+                self.push_path(child.zobrist(), m.is_irreversible());
+                let r = self.ex(&child, ckey);
+                self.path.pop();
+                if let Some(ci) = r? {
+                    let n = &mut self.ex_nodes[idx as usize];
+                    n.kind = ExKind::Win(m.watkins_code());
+                    n.children = vec![ci];
+                    return Ok(true);
+                }
+            }
+            if self.stopped {
+                return Ok(false);
+            }
+            let (pn, _, _) = self.mid(pos, key, INF, INF);
+            if pn != 0 {
+                return Ok(false);
+            }
+        }
+        Ok(false)
+    }
+
+    fn ex_and(&mut self, pos: &Position, key: u64, idx: u32) -> Result<bool, StoreError> {
+        let moves = pos.legal_moves();
+        let mut children = Vec::with_capacity(moves.len());
+        for &m in moves.iter() {
+            let child = pos.play(m);
+            let irr = m.is_irreversible();
+            if !irr && self.repeats(child.zobrist()) {
+                return Ok(false);
+            }
+            let ckey = Self::child_key(key, m, &child);
+            self.push_path(child.zobrist(), irr);
+            let mut tries = 0;
+            let got = loop {
+                let r = self.ex(&child, ckey);
+                match r {
+                    Err(e) => {
+                        self.path.pop();
+                        return Err(e);
+                    }
+                    Ok(Some(ci)) => break Some(ci),
+                    Ok(None) => {
+                        if tries >= 3 || self.stopped {
+                            break None;
+                        }
+                        tries += 1;
+                        let (pn, _, _) = self.mid(&child, ckey, INF, INF);
+                        if pn != 0 {
+                            break None;
+                        }
+                    }
+                }
+            };
+            self.path.pop();
+            match got {
+                Some(ci) => children.push(ci),
+                None => return Ok(false),
+            }
+        }
+        self.ex_nodes[idx as usize].children = children;
+        Ok(true)
+    }
+
+    /// Sizes, depth and store writes of the extracted proof rooted at
+    /// `root`.
+    fn write_proof(&mut self, root: u32) -> Result<ProofSummary, StoreError> {
+        let n = self.ex_nodes.len();
+        let mut depth = vec![0u32; n];
+        let mut size = vec![0u64; n];
+        // Depths in completion order (children finish first).
+        for &i in &self.ex_finished {
+            let node = &self.ex_nodes[i as usize];
+            depth[i as usize] = node
+                .children
+                .iter()
+                .map(|&c| depth[c as usize] + 1)
+                .max()
+                .unwrap_or(0);
+        }
+        // Exact distinct counts by a stamped walk from each node, while the
+        // work stays reasonable; beyond it, the sum over children (an upper
+        // bound).
+        let mut stamp = vec![u32::MAX; n];
+        let mut stack: Vec<u32> = Vec::new();
+        let mut budget: u64 = 400_000_000;
+        for (round, &i) in self.ex_finished.iter().enumerate() {
+            let node = &self.ex_nodes[i as usize];
+            if let ExKind::Stored(s) = node.kind {
+                size[i as usize] = s.max(1);
+                continue;
+            }
+            if node.children.is_empty() {
+                size[i as usize] = 1;
+                continue;
+            }
+            let upper: u64 = 1 + node.children.iter().map(|&c| size[c as usize]).sum::<u64>();
+            if budget < upper {
+                size[i as usize] = upper;
+                continue;
+            }
+            let mark = round as u32;
+            let mut count = 0u64;
+            stack.clear();
+            stack.push(i);
+            stamp[i as usize] = mark;
+            while let Some(j) = stack.pop() {
+                let nj = &self.ex_nodes[j as usize];
+                count += match nj.kind {
+                    ExKind::Stored(s) => s.max(1),
+                    _ => 1,
+                };
+                for &c in &nj.children {
+                    if stamp[c as usize] != mark {
+                        stamp[c as usize] = mark;
+                        stack.push(c);
+                    }
+                }
+            }
+            budget = budget.saturating_sub(count);
+            size[i as usize] = count;
+        }
+        // Records of the nodes reachable from the root.
+        let srules = store_rules(self.rules);
+        let mut batch: Vec<(Key, Record)> = Vec::new();
+        let mut seen = vec![false; n];
+        stack.clear();
+        stack.push(root);
+        seen[root as usize] = true;
+        let mut written = 0u64;
+        let mut new_stored: Vec<(u64, bool)> = Vec::new();
+        while let Some(j) = stack.pop() {
+            let node = &self.ex_nodes[j as usize];
+            let rec = match node.kind {
+                ExKind::Win(mv) => Some(Record {
+                    verdict: Verdict::Win,
+                    flags: 0,
+                    mv,
+                    size: size[j as usize],
+                }),
+                ExKind::Loss => Some(Record {
+                    verdict: Verdict::Loss,
+                    flags: 0,
+                    mv: 0,
+                    size: size[j as usize],
+                }),
+                _ => None,
+            };
+            if let Some(r) = rec {
+                batch.push((node.packed, r));
+                new_stored.push((node.z, r.verdict == Verdict::Win));
+            }
+            for &c in &node.children {
+                if !seen[c as usize] {
+                    seen[c as usize] = true;
+                    stack.push(c);
+                }
+            }
+            if batch.len() >= 100_000 {
+                if let Some(s) = self.store {
+                    s.put_batch(srules, &batch)?;
+                }
+                written += batch.len() as u64;
+                batch.clear();
+            }
+        }
+        if let Some(s) = self.store {
+            s.put_batch(srules, &batch)?;
+        }
+        written += batch.len() as u64;
+        if self.store.is_some() {
+            for (z, w) in new_stored {
+                self.stored.insert(z, w);
+            }
+        }
+        self.written += written;
+        let root_node = &self.ex_nodes[root as usize];
+        Ok(ProofSummary {
+            positions: size[root as usize],
+            depth: depth[root as usize],
+            written,
+            root_move: match root_node.kind {
+                ExKind::Win(mv) => Some(mv),
+                _ => None,
+            },
+        })
+    }
+}
+
+#[inline(always)]
+fn clamp_th(x: u64) -> u32 {
+    if x >= INF as u64 { INF } else { x as u32 }
+}
+
+#[inline(always)]
+fn decode(v: TtValue) -> (u32, u32, u32) {
+    if v.pn == 0 {
+        (0, INF, v.dn)
+    } else if v.dn == 0 {
+        (INF, 0, 0)
+    } else {
+        (v.pn, v.dn, 0)
+    }
+}
+
+#[inline]
+fn summarize(kids: &[Kid], or: bool) -> (u32, u32) {
+    let mut mn = INF;
+    let mut sum = 0u64;
+    for k in kids {
+        let (a, b) = if or { (k.pn, k.dn) } else { (k.dn, k.pn) };
+        mn = mn.min(a);
+        sum += b as u64;
+    }
+    let (x, y) = if mn == 0 {
+        (0, INF)
+    } else if sum == 0 {
+        (INF, 0)
+    } else {
+        (mn, sat(sum))
+    };
+    if or { (x, y) } else { (y, x) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summarize_or_and() {
+        let p = Position::startpos();
+        let k = |pn, dn| Kid {
+            pos: p,
+            key: 0,
+            irr: false,
+            pn,
+            dn,
+            size: 0,
+        };
+        assert_eq!(summarize(&[k(2, 3), k(1, 4)], true), (1, 7));
+        assert_eq!(summarize(&[k(2, 3), k(1, 4)], false), (3, 3));
+        assert_eq!(summarize(&[k(0, INF), k(1, 4)], true), (0, INF));
+        assert_eq!(summarize(&[k(INF, 0), k(1, 4)], false), (INF, 0));
+        assert_eq!(summarize(&[k(INF, 0), k(INF, 0)], true), (INF, 0));
+    }
+
+    #[test]
+    fn proves_rung_one_without_a_store() {
+        let (pos, _) = Position::startpos().play_line(&["e3", "d5"]).unwrap();
+        let mut p = Prover::new(Config::default(), Color::White, None).unwrap();
+        let r = p.prove(&pos).unwrap();
+        assert_eq!(r.result, Verdict3::Proven);
+        assert!(r.proof_positions > 0);
+    }
+}

@@ -1,0 +1,375 @@
+//! The transposition table: a fixed-size array of 16-byte entries in
+//! 64-byte buckets of four, sized from the memory budget.
+//!
+//! ```text
+//! entry (16 bytes)
+//!   tag   u64   bits 16..64 of the 64-bit node key (bits 0..16 are those of
+//!               the bucket index, which has at least 16 bits, so the whole
+//!               key is known), 8 bits of log2(work + 1), 8 flag bits
+//!               (bit 0: occupied)
+//!   pn    u32   proof number (0: proven)
+//!   dn    u32   disproof number (0: disproven); for a proven node, the size
+//!               of its proof tree (an estimate used to pick small proofs)
+//! ```
+//!
+//! Keys are verified on all 64 bits. Replacement: a bucket keeps the
+//! entries with the most work (search effort below them); solved entries
+//! count as if they had twice the work, since extraction needs them.
+//!
+//! The table reserves address space for the whole budget up front but
+//! starts with 2^16 buckets (4 MiB) and doubles in place when three
+//! quarters full: every entry of bucket `i` either stays or moves to bucket
+//! `i + n`, which only bucket `i` feeds. So a small proof touches little
+//! memory (fresh memory costs system time to fault in) and a large one gets
+//! the whole budget.
+
+/// Infinity for proof and disproof numbers.
+pub const INF: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct Entry {
+    /// Bits 16..64 of the key, then 8 bits of log2 work, then 8 flag bits
+    /// (bit 0: occupied).
+    tag: u64,
+    pn: u32,
+    dn: u32,
+}
+
+impl Entry {
+    #[inline(always)]
+    fn occupied(&self) -> bool {
+        self.tag & 1 != 0
+    }
+    #[inline(always)]
+    fn matches(&self, key: u64) -> bool {
+        self.occupied() && (self.tag ^ key) >> 16 == 0
+    }
+    #[inline(always)]
+    fn work_log(&self) -> u64 {
+        (self.tag >> 8) & 0xff
+    }
+}
+
+const WAYS: usize = 4;
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Bucket([Entry; WAYS]);
+
+/// Bytes per table entry.
+pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+
+/// A transposition table entry as read: proof number, disproof number (or
+/// proof size for a proven node), work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtValue {
+    /// Proof number.
+    pub pn: u32,
+    /// Disproof number; for a proven node the proof-size estimate.
+    pub dn: u32,
+    /// Work spent below the node.
+    pub work: u32,
+}
+
+/// Zeroed memory for the table: an anonymous mapping advised to use huge
+/// pages where the platform has them (a table probe is otherwise nearly
+/// always a TLB miss), else a vector.
+struct Slab {
+    ptr: *mut Bucket,
+    len: usize,
+    #[cfg(target_os = "linux")]
+    map: (*mut libc::c_void, usize),
+    #[cfg(not(target_os = "linux"))]
+    vec: Vec<Bucket>,
+}
+
+// SAFETY: the slab owns its memory exclusively, like a Vec.
+unsafe impl Send for Slab {}
+// SAFETY: shared access is read-only, like a Vec.
+unsafe impl Sync for Slab {}
+
+const HUGE: usize = 2 << 20;
+
+impl Slab {
+    fn new(len: usize) -> Slab {
+        #[cfg(target_os = "linux")]
+        {
+            let bytes = len * std::mem::size_of::<Bucket>();
+            let total = bytes + HUGE;
+            // SAFETY: an anonymous private mapping with no address hint;
+            // the result is checked before use.
+            let base = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    total,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                    -1,
+                    0,
+                )
+            };
+            assert!(
+                base != libc::MAP_FAILED,
+                "cannot map {total} bytes for the transposition table"
+            );
+            let aligned = (base as usize).next_multiple_of(HUGE);
+            // SAFETY: the range lies inside the mapping just made; the advice
+            // is only a hint and its failure is harmless.
+            unsafe {
+                if std::env::var_os("AP_NOHUGE").is_none() {
+                    libc::madvise(aligned as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE);
+                }
+            }
+            Slab {
+                ptr: aligned as *mut Bucket,
+                len,
+                map: (base, total),
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let mut vec = vec![Bucket::default(); len];
+            Slab {
+                ptr: vec.as_mut_ptr(),
+                len,
+                vec,
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> &Bucket {
+        assert!(i < self.len);
+        // SAFETY: in bounds; the mapping is zero-filled, and all-zero bytes
+        // are a valid Bucket.
+        unsafe { &*self.ptr.add(i) }
+    }
+
+    #[inline(always)]
+    fn get_mut(&mut self, i: usize) -> &mut Bucket {
+        assert!(i < self.len);
+        // SAFETY: as in `get`, and `&mut self` makes the access exclusive.
+        unsafe { &mut *self.ptr.add(i) }
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Slab {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `new`, once.
+        unsafe {
+            libc::munmap(self.map.0, self.map.1);
+        }
+    }
+}
+
+/// The transposition table.
+pub struct Tt {
+    buckets: Slab,
+    /// Buckets in use (a power of two, at most `buckets.len`).
+    n: usize,
+    mask: u64,
+    used: u64,
+}
+
+const MIN_BUCKETS: usize = 1 << 16;
+
+#[inline(always)]
+fn log_work(w: u32) -> u64 {
+    (32 - w.leading_zeros()) as u64
+}
+
+impl Tt {
+    /// A table using at most `bytes` bytes (at least 4 MiB): a power of two
+    /// buckets, of which it starts using 2^16.
+    pub fn with_bytes(bytes: usize) -> Tt {
+        let want = (bytes / std::mem::size_of::<Bucket>()).max(MIN_BUCKETS);
+        let max = if want.is_power_of_two() {
+            want
+        } else {
+            want.next_power_of_two() / 2
+        };
+        Tt {
+            buckets: Slab::new(max),
+            n: MIN_BUCKETS,
+            mask: MIN_BUCKETS as u64 - 1,
+            used: 0,
+        }
+    }
+
+    /// Number of entries the table can hold at its full size.
+    pub fn capacity(&self) -> u64 {
+        self.buckets.len as u64 * WAYS as u64
+    }
+
+    /// Entries in use.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    /// Bytes of the table at its full size.
+    pub fn bytes(&self) -> u64 {
+        self.buckets.len as u64 * std::mem::size_of::<Bucket>() as u64
+    }
+
+    /// Bytes of the table in use now.
+    pub fn bytes_in_use(&self) -> u64 {
+        self.n as u64 * std::mem::size_of::<Bucket>() as u64
+    }
+
+    /// Hints the processor to fetch a key's bucket.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let i = (key & self.mask) as usize;
+            let p = self.buckets.ptr.wrapping_add(i) as *const i8;
+            // SAFETY: prefetching is a hint; it never faults, whatever the
+            // address, and the address is inside the table anyway.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch(p, std::arch::x86_64::_MM_HINT_T0);
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// The entry of a key, if present.
+    #[inline]
+    pub fn get(&self, key: u64) -> Option<TtValue> {
+        let b = &self.buckets.get((key & self.mask) as usize).0;
+        for e in b {
+            if e.matches(key) {
+                return Some(TtValue {
+                    pn: e.pn,
+                    dn: e.dn,
+                    work: 1u32 << e.work_log().min(31),
+                });
+            }
+        }
+        None
+    }
+
+    /// Stores an entry, replacing the key's old entry or the bucket's least
+    /// valuable one.
+    #[inline]
+    pub fn put(&mut self, key: u64, v: TtValue) {
+        if self.used * 4 > self.n as u64 * WAYS as u64 * 3 && self.n < self.buckets.len {
+            self.grow();
+        }
+        let b = &mut self.buckets.get_mut((key & self.mask) as usize).0;
+        let mut victim = 0;
+        let mut best = u64::MAX;
+        for (j, e) in b.iter().enumerate() {
+            if e.matches(key) {
+                victim = j;
+                break;
+            }
+            if !e.occupied() {
+                victim = j;
+                best = 0;
+                continue;
+            }
+            let solved = e.pn == 0 || e.dn == 0;
+            let prio = e.work_log() + 1 + solved as u64;
+            if prio < best {
+                best = prio;
+                victim = j;
+            }
+        }
+        let e = &mut b[victim];
+        if !e.occupied() {
+            self.used += 1;
+        }
+        *e = Entry {
+            tag: (key & !0xffff) | (log_work(v.work) << 8) | 1,
+            pn: v.pn,
+            dn: v.dn,
+        };
+    }
+
+    /// Doubles the buckets in use, in place.
+    fn grow(&mut self) {
+        let n = self.n;
+        for i in 0..n {
+            let old = *self.buckets.get(i);
+            let mut keep = Bucket::default();
+            let mut moved = Bucket::default();
+            let (mut a, mut b) = (0, 0);
+            for e in old.0 {
+                if !e.occupied() {
+                    continue;
+                }
+                // Bit log2(n) of the key: n >= 2^16, so it lies in the tag.
+                if e.tag & n as u64 != 0 {
+                    moved.0[b] = e;
+                    b += 1;
+                } else {
+                    keep.0[a] = e;
+                    a += 1;
+                }
+            }
+            *self.buckets.get_mut(i) = keep;
+            *self.buckets.get_mut(i + n) = moved;
+        }
+        self.n = 2 * n;
+        self.mask = self.n as u64 - 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_16_bytes_and_round_trip() {
+        assert_eq!(ENTRY_BYTES, 16);
+        let mut t = Tt::with_bytes(1 << 16);
+        let v = TtValue {
+            pn: 3,
+            dn: 7,
+            work: 8,
+        };
+        t.put(0xdead_beef_1234_5678, v);
+        assert_eq!(t.get(0xdead_beef_1234_5678), Some(v));
+        assert_eq!(t.get(0xdead_beee_1234_5678), None);
+        // Fill one bucket past its ways: the least-worked entry goes.
+        for k in 0..8u64 {
+            t.put(
+                (k << 40) | 5,
+                TtValue {
+                    pn: 1,
+                    dn: 1,
+                    work: 1 << (10 + k),
+                },
+            );
+        }
+        assert!(t.get((7 << 40) | 5).is_some());
+        assert!(t.get(5).is_none());
+        assert!(t.used() <= t.capacity());
+    }
+
+    #[test]
+    fn growing_keeps_every_entry() {
+        let mut t = Tt::with_bytes(64 << 20);
+        let key = |i: u64| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) ^ (i << 7);
+        let n = 600_000u64;
+        for i in 1..=n {
+            t.put(
+                key(i),
+                TtValue {
+                    pn: i as u32,
+                    dn: 1,
+                    work: 1,
+                },
+            );
+        }
+        assert!(t.bytes_in_use() > 4 << 20, "the table grew");
+        let found = (1..=n)
+            .filter(|&i| t.get(key(i)).map(|v| v.pn) == Some(i as u32))
+            .count();
+        // A few may have been replaced in full buckets before a growth.
+        assert!(found as u64 > n * 95 / 100, "{found} of {n}");
+    }
+}

@@ -1,0 +1,173 @@
+//! `antiproof prove` as a process: exit codes, bad input, JSON, a SIGKILL in
+//! the middle of a run and a Ctrl-C (SIGINT) stop.
+
+mod prove_common;
+
+use antiproof::rules::Color;
+use prove_common::{temp_db, walk};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn antiproof() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_antiproof"))
+}
+
+fn prove(db: &Path, extra: &[&str]) -> Output {
+    antiproof()
+        .arg("prove")
+        .arg("--db")
+        .arg(db)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
+}
+
+#[test]
+fn proves_a_rung_with_a_json_summary() {
+    let db = temp_db("cli-json");
+    let o = prove(&db, &["--json", "e3", "d5"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["result"], "proven");
+    assert_eq!(v["winner"], "white");
+    assert_eq!(v["winning_move"], "Qg4");
+    assert_eq!(v["rules"], "international");
+    assert!(v["proof_positions"].as_u64().unwrap() > 0);
+    assert!(v["peak_memory_bytes"].as_u64().unwrap() > 0);
+    assert!(
+        v["root_fen"]
+            .as_str()
+            .unwrap()
+            .starts_with("rnbqkbnr/ppp1pppp/8/3p4/8/4P3/")
+    );
+    // The text summary, from the store this time.
+    let o = prove(&db, &["e2e3", "d7d5"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("proven: white wins"), "{out}");
+    assert!(out.contains("winning move:    Qg4"), "{out}");
+    assert!(out.contains("rules:           international"), "{out}");
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn a_side_that_cannot_win_exits_1_and_a_limit_exits_3() {
+    let db = temp_db("cli-codes");
+    let o = prove(&db, &["--winner", "black", "e3", "d5", "Qg4"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = prove(&db, &["--limit", "2000 nodes", "e3", "g6"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("stopped"));
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
+fn bad(db: &Path, extra: &[&str], expect: &[&str]) {
+    let o = prove(db, extra);
+    assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+    let e = stderr(&o);
+    for x in expect {
+        assert!(e.contains(x), "{extra:?}: {e:?} lacks {x:?}");
+    }
+}
+
+#[test]
+fn bad_input_exits_2_with_a_clear_message() {
+    let db = temp_db("cli-bad");
+    bad(&db, &["e3", "zz9"], &["ply 2", "\"zz9\" is not a move"]);
+    bad(&db, &["e3", "e5", "e5"], &["ply 3", "legal moves"]);
+    bad(
+        &db,
+        &["--fen", "8/8/8/8/8/8/8/K7 b - - 0 1"],
+        &["already over"],
+    );
+    bad(&db, &["--limit", "soon", "e4"], &["--limit"]);
+    bad(&db, &["--memory", "lots", "e4"], &["--memory"]);
+    bad(&db, &["--rules", "atomic", "e4"], &["rule set"]);
+    bad(&db, &["--winner", "green", "e4"], &["--winner"]);
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn a_store_of_another_schema_version_is_refused() {
+    let db = temp_db("cli-schema");
+    {
+        let d = redb::Database::create(&db).unwrap();
+        let tx = d.begin_write().unwrap();
+        {
+            let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
+            let mut t = tx.open_table(meta).unwrap();
+            t.insert("schema", 99u32.to_le_bytes().as_slice()).unwrap();
+        }
+        tx.commit().unwrap();
+    }
+    bad(&db, &["e3", "d5"], &["schema version 99"]);
+    std::fs::write(&db, b"not a database at all, just text").unwrap();
+    bad(&db, &["e3", "d5"], &["proof store"]);
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
+/// Starts a run with frequent checkpoints and returns it after `after`.
+fn start_slow_run(db: &Path, after: Duration) -> std::process::Child {
+    let child = antiproof()
+        .args(["prove", "--checkpoint-size", "300", "--db"])
+        .arg(db)
+        .args(["e3", "g6"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    child
+}
+
+#[test]
+fn a_killed_run_leaves_a_store_that_opens_and_the_next_run_finishes() {
+    let db = temp_db("cli-kill");
+    let t = Instant::now();
+    let mut child = start_slow_run(&db, Duration::from_millis(700));
+    let finished_early = child.try_wait().unwrap().is_some();
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    if !finished_early {
+        let s = antiproof::store::Store::open_existing(&db).unwrap();
+        let _ = s.len(antiproof::store::Rules::International).unwrap();
+    }
+    let o = prove(&db, &["--json", "e3", "g6"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["winning_move"], "Qh5");
+    walk(&db, "e3 g6", Color::White);
+    eprintln!("kill test took {:?}", t.elapsed());
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn ctrl_c_stops_with_exit_3_and_the_next_run_continues() {
+    let db = temp_db("cli-int");
+    let child = start_slow_run(&db, Duration::from_millis(500));
+    // SAFETY: signals our own child process by its id.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let o = child.wait_with_output().unwrap();
+    // Exit 3 when stopped; 0 if it had already finished.
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(3)),
+        "{}",
+        stderr(&o)
+    );
+    let o = prove(&db, &["--json", "e3", "g6"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    walk(&db, "e3 g6", Color::White);
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
