@@ -55,12 +55,24 @@ fn unsolved_and_null_moves_are_reported() {
     assert_eq!(kind(b), ReasonKind::Unsolved);
     // An unsolved move code.
     let b = one_child_file(0, e2e3 ^ 0xf000);
-    assert!(WinTree::from_vec(b.clone()).unwrap().node(1).unwrap().is_unsolved());
+    assert!(
+        WinTree::from_vec(b.clone())
+            .unwrap()
+            .node(1)
+            .unwrap()
+            .is_unsolved()
+    );
     assert_eq!(kind(b), ReasonKind::Unsolved);
     // Null moves, both spellings.
     for null in [0xfedc, 0x0edc] {
         let b = one_child_file(0, null);
-        assert!(WinTree::from_vec(b.clone()).unwrap().node(1).unwrap().is_null_move());
+        assert!(
+            WinTree::from_vec(b.clone())
+                .unwrap()
+                .node(1)
+                .unwrap()
+                .is_null_move()
+        );
         assert_eq!(kind(b), ReasonKind::NullMove);
     }
 }
