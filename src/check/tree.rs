@@ -219,6 +219,9 @@ impl Walker<'_, '_> {
             }
             NodeKind::Inner => {
                 acc.positions += 1;
+                if depth >= super::MAX_PLIES {
+                    return acc.fail(slot, Reason::TooDeep);
+                }
                 if end < slot + 2 {
                     return malformed(acc, "children outside the parent's subtree");
                 }
