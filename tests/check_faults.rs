@@ -498,3 +498,76 @@ fn fics_only_wins_rejected_under_international() {
 fn try_prove(pos: Position, rules: RuleSet, winner: Color) -> Option<Proof> {
     check_support::try_prove_from(pos, &[], rules, winner, 3_000)
 }
+
+/// A leaf of 4 men or fewer that is not a finished game rests on endgame
+/// tables: the proof is "not certified" (with the count), not rejected.
+#[test]
+fn small_unfinished_leaves_are_not_certified() {
+    use antiproof::rules::{Piece, Role, Square};
+    let mut rng = Rng(0xabcd_ef01_2345_6789);
+    let roles = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
+    let mut done = 0;
+    for _ in 0..20_000 {
+        if done >= 100 {
+            break;
+        }
+        let mut pieces = Vec::new();
+        let mut used = 0u64;
+        for k in 0..4 {
+            let color = if k % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let role = roles[rng.below(roles.len())];
+            let sq = loop {
+                let s = rng.below(64) as u32;
+                if used >> s & 1 == 0 && !(role == Role::Pawn && (s / 8 == 0 || s / 8 == 7)) {
+                    break s;
+                }
+            };
+            used |= 1 << sq;
+            pieces.push((Square::new(sq).unwrap(), Piece { color, role }));
+        }
+        let Ok(pos) = Position::from_pieces(pieces, Color::White, None) else {
+            continue;
+        };
+        if pos.outcome(RuleSet::International).is_some() {
+            continue;
+        }
+        let Some(p) =
+            check_support::try_prove_from(pos, &[], RuleSet::International, Color::White, 2_000)
+        else {
+            continue;
+        };
+        let inner: Vec<usize> = (0..p.dag.nodes.len())
+            .filter(|&i| !p.dag.nodes[i].children.is_empty())
+            .collect();
+        let i = inner[rng.below(inner.len())];
+        let mut dag = p.dag.clone();
+        dag.nodes[i].children.clear();
+        let bytes = write(&p, &dag);
+        let tree = WinTree::from_bytes(&bytes).unwrap();
+        let o = TreeOptions {
+            start: Some(shak(&pos)),
+            ..opts_for(&p)
+        };
+        assert_eq!(
+            check_tree(&WinTree::from_bytes(&p.file()).unwrap(), &o).verdict,
+            Verdict::Certified
+        );
+        match check_tree(&tree, &o).verdict {
+            Verdict::NotCertified { table_leaves } => assert!(table_leaves >= 1),
+            v => panic!("{}: {v:?}", pos.to_fen()),
+        }
+        done += 1;
+    }
+    assert!(done >= 100, "only {done}");
+}
