@@ -187,7 +187,7 @@ impl Walker<'_, '_> {
                 let tid = self.targets.id(target);
                 match self.keys[tid as usize].get() {
                     Some(k) if *k != key => {
-                        let fen = game::fen(&unpack_fen_source(k));
+                        let fen = game::fen(&position_of_key(k));
                         acc.fail(
                             slot,
                             Reason::TranspositionMismatch {
@@ -360,7 +360,7 @@ impl Walker<'_, '_> {
 }
 
 /// Rebuilds a position from a key, for error messages only.
-fn unpack_fen_source(k: &Key) -> Antichess {
+fn position_of_key(k: &Key) -> Antichess {
     use shakmaty::{Bitboard, Board, CastlingMode, FromSetup, Piece, Setup, Square};
     let occ = u64::from_be_bytes(k[1..9].try_into().expect("8 bytes"));
     let mut board = Board::empty();
@@ -768,7 +768,7 @@ fn check_tree_in_pool(
                     slot,
                     Reason::TranspositionMismatch {
                         target,
-                        target_fen: game::fen(&unpack_fen_source(&k)),
+                        target_fen: game::fen(&position_of_key(&k)),
                     },
                 );
             }
