@@ -1,4 +1,4 @@
-//! Fault injection: valid ladder proofs are certified; thousands of random
+//! Fault injection: valid ladder proofs (rungs 1-7) are certified; thousands of random
 //! mutations of every kind are each rejected with the right kind of reason.
 
 mod check_support;
@@ -8,7 +8,7 @@ use antiproof::rules::{Color, Position, RuleSet};
 use antiproof::wintree::{
     FLAG_CHILD, FLAG_TRANSPOSITION, MoveCode, NodeKind, ProofDag, WinTree, WriteOptions, write_tree,
 };
-use check_support::{Proof, Rng, ladder};
+use check_support::{Proof, Rng, ladder7};
 use shakmaty::CastlingMode;
 use shakmaty::variant::Antichess;
 use std::collections::HashMap;
@@ -41,9 +41,11 @@ fn verdict(bytes: &[u8], o: &TreeOptions) -> Option<ReasonKind> {
 }
 
 fn write(p: &Proof, dag: &ProofDag) -> Vec<u8> {
-    write_tree(dag, 0, &p.prolog, &WriteOptions::default())
-        .unwrap()
-        .bytes
+    let no_sizes = WriteOptions {
+        size_table: false,
+        size_depth: None,
+    };
+    write_tree(dag, 0, &p.prolog, &no_sizes).unwrap().bytes
 }
 
 fn men(p: &Position) -> u32 {
@@ -81,7 +83,7 @@ const CHESS: &[ReasonKind] = &[
 
 #[test]
 fn originals_are_certified_and_every_mutation_is_rejected() {
-    let proofs = ladder();
+    let proofs = ladder7();
     for p in proofs {
         assert_eq!(
             verdict(&p.file(), &opts_for(p)),
@@ -495,4 +497,77 @@ fn fics_only_wins_rejected_under_international() {
 
 fn try_prove(pos: Position, rules: RuleSet, winner: Color) -> Option<Proof> {
     check_support::try_prove_from(pos, &[], rules, winner, 3_000)
+}
+
+/// A leaf of 4 men or fewer that is not a finished game rests on endgame
+/// tables: the proof is "not certified" (with the count), not rejected.
+#[test]
+fn small_unfinished_leaves_are_not_certified() {
+    use antiproof::rules::{Piece, Role, Square};
+    let mut rng = Rng(0xabcd_ef01_2345_6789);
+    let roles = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
+    let mut done = 0;
+    for _ in 0..20_000 {
+        if done >= 100 {
+            break;
+        }
+        let mut pieces = Vec::new();
+        let mut used = 0u64;
+        for k in 0..4 {
+            let color = if k % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let role = roles[rng.below(roles.len())];
+            let sq = loop {
+                let s = rng.below(64) as u32;
+                if used >> s & 1 == 0 && !(role == Role::Pawn && (s / 8 == 0 || s / 8 == 7)) {
+                    break s;
+                }
+            };
+            used |= 1 << sq;
+            pieces.push((Square::new(sq).unwrap(), Piece { color, role }));
+        }
+        let Ok(pos) = Position::from_pieces(pieces, Color::White, None) else {
+            continue;
+        };
+        if pos.outcome(RuleSet::International).is_some() {
+            continue;
+        }
+        let Some(p) =
+            check_support::try_prove_from(pos, &[], RuleSet::International, Color::White, 2_000)
+        else {
+            continue;
+        };
+        let inner: Vec<usize> = (0..p.dag.nodes.len())
+            .filter(|&i| !p.dag.nodes[i].children.is_empty())
+            .collect();
+        let i = inner[rng.below(inner.len())];
+        let mut dag = p.dag.clone();
+        dag.nodes[i].children.clear();
+        let bytes = write(&p, &dag);
+        let tree = WinTree::from_bytes(&bytes).unwrap();
+        let o = TreeOptions {
+            start: Some(shak(&pos)),
+            ..opts_for(&p)
+        };
+        assert_eq!(
+            check_tree(&WinTree::from_bytes(&p.file()).unwrap(), &o).verdict,
+            Verdict::Certified
+        );
+        match check_tree(&tree, &o).verdict {
+            Verdict::NotCertified { table_leaves } => assert!(table_leaves >= 1),
+            v => panic!("{}: {v:?}", pos.to_fen()),
+        }
+        done += 1;
+    }
+    assert!(done >= 100, "only {done}");
 }

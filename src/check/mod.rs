@@ -123,7 +123,14 @@ pub enum ReasonKind {
     BadRecord,
     /// The winner cannot be found (or the given one has no proof here).
     NoProof,
+    /// A line longer than [`MAX_PLIES`]: not checked (the checker's stack
+    /// is bounded), so not certified.
+    TooDeep,
 }
+
+/// The longest line the checker follows, in plies from the root checked.
+/// Published proofs have lines of about a hundred plies.
+pub const MAX_PLIES: u32 = 10_000;
 
 /// What is wrong with a proof, with its details.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -167,6 +174,8 @@ pub enum Reason {
     BadRecord(String),
     /// See [`ReasonKind::NoProof`].
     NoProof(String),
+    /// See [`ReasonKind::TooDeep`].
+    TooDeep,
 }
 
 impl Reason {
@@ -190,6 +199,7 @@ impl Reason {
             Reason::MissingRecord => ReasonKind::MissingRecord,
             Reason::BadRecord(_) => ReasonKind::BadRecord,
             Reason::NoProof(_) => ReasonKind::NoProof,
+            Reason::TooDeep => ReasonKind::TooDeep,
         }
     }
 }
@@ -231,6 +241,10 @@ impl fmt::Display for Reason {
             Reason::MissingRecord => f.write_str("the store has no win record for this position"),
             Reason::BadRecord(s) => write!(f, "bad store record: {s}"),
             Reason::NoProof(s) => write!(f, "no proof: {s}"),
+            Reason::TooDeep => write!(
+                f,
+                "the line is longer than {MAX_PLIES} plies, more than the checker follows"
+            ),
         }
     }
 }

@@ -144,6 +144,9 @@ impl<S: StoreSource + ?Sized> Walk<'_, S> {
         } else {
             legal.iter().copied().collect()
         };
+        if self.path.len() as u32 >= super::MAX_PLIES {
+            return self.fail(Reason::TooDeep, pos);
+        }
         self.seen.insert(key, State::Open);
         let mut h = 0;
         for m in moves {

@@ -109,6 +109,16 @@ struct Walker<'t, 'a> {
 }
 
 impl Walker<'_, '_> {
+    /// Raises a region's deepest ply; reads first so that threads do not
+    /// fight over the cache line when nothing changes.
+    #[inline]
+    fn raise_local(&self, region: u32, plies: u32) {
+        let a = &self.local[region as usize];
+        if a.load(Ordering::Relaxed) < plies {
+            a.fetch_max(plies, Ordering::Relaxed);
+        }
+    }
+
     fn leaf(&self, slot: u32, pos: &Antichess, acc: &mut Acc) {
         let legal = pos.legal_moves();
         match game::game_end(pos, &legal, self.rules) {
@@ -169,7 +179,7 @@ impl Walker<'_, '_> {
         match node.kind {
             NodeKind::Transposition { target } => {
                 acc.pointers += 1;
-                self.local[region as usize].fetch_max(depth - region_depth, Ordering::Relaxed);
+                self.raise_local(region, depth - region_depth);
                 if end != slot + 1 {
                     return malformed(acc, "a transposition where a subtree must be");
                 }
@@ -177,7 +187,7 @@ impl Walker<'_, '_> {
                 let tid = self.targets.id(target);
                 match self.keys[tid as usize].get() {
                     Some(k) if *k != key => {
-                        let fen = game::fen(&unpack_fen_source(k));
+                        let fen = game::fen(&position_of_key(k));
                         acc.fail(
                             slot,
                             Reason::TranspositionMismatch {
@@ -201,7 +211,7 @@ impl Walker<'_, '_> {
             }
             NodeKind::Leaf => {
                 acc.positions += 1;
-                self.local[region as usize].fetch_max(depth - region_depth, Ordering::Relaxed);
+                self.raise_local(region, depth - region_depth);
                 if end != slot + 1 {
                     return malformed(acc, "a leaf where a subtree must be");
                 }
@@ -209,6 +219,9 @@ impl Walker<'_, '_> {
             }
             NodeKind::Inner => {
                 acc.positions += 1;
+                if depth >= super::MAX_PLIES {
+                    return acc.fail(slot, Reason::TooDeep);
+                }
                 if end < slot + 2 {
                     return malformed(acc, "children outside the parent's subtree");
                 }
@@ -236,19 +249,23 @@ impl Walker<'_, '_> {
             };
             return acc.fail(slot, Reason::GameOver(what));
         }
-        // Children: (node, legal move index).
-        let mut kids: [(Node, u16); 256] = [(
-            Node {
-                index: 0,
-                data: 0,
-                mv: None,
-                kind: NodeKind::Leaf,
-                next_sibling: None,
-            },
-            0,
-        ); 256];
+        // The legal moves' codes (bit 15 cleared), for matching children.
+        let mut codes = [0u16; 256];
+        for (i, m) in legal.iter().enumerate() {
+            codes[i] = game::move_code(m).cleared().0;
+        }
+        let codes = &codes[..legal.len()];
+        // Children usually come in move-generation order: scan from the
+        // last match on.
+        let find = |code: MoveCode, hint: usize| -> Option<usize> {
+            let c = code.cleared().0;
+            let k = codes.len();
+            (0..k).map(|j| (hint + j) % k).find(|&i| codes[i] == c)
+        };
+        // Pass 1: every child is a legal move, once; count them.
         let mut n = 0usize;
         let mut seen = [0u64; 4];
+        let mut hint = 0;
         let mut c = slot + 1;
         loop {
             if c >= end {
@@ -263,7 +280,9 @@ impl Walker<'_, '_> {
                 Ok(ch) => ch,
                 Err(e) => return acc.fail(c, e.into()),
             };
-            let code = child.mv.expect("non-root nodes have moves");
+            let Some(code) = child.mv else {
+                return acc.fail(c, Reason::Malformed(format!("node {c}: no move")));
+            };
             if code.is_null() {
                 return acc.fail(slot, Reason::NullMove);
             }
@@ -273,15 +292,15 @@ impl Walker<'_, '_> {
             if !code.is_move() {
                 return acc.fail(slot, Reason::BadMoveCode(code.0));
             }
-            let Some((i, m)) = game::find_move(&legal, code) else {
+            let Some(i) = find(code, hint) else {
                 return acc.fail(slot, Reason::IllegalMove(code.uci()));
             };
             if seen[i / 64] >> (i % 64) & 1 == 1 {
-                let san = shakmaty::san::San::from_move(pos, m).to_string();
+                let san = shakmaty::san::San::from_move(pos, legal[i]).to_string();
                 return acc.fail(slot, Reason::DuplicateMove(san));
             }
             seen[i / 64] |= 1 << (i % 64);
-            kids[n] = (child, i as u16);
+            hint = i + 1;
             n += 1;
             match child.next_sibling {
                 None => break,
@@ -301,50 +320,47 @@ impl Walker<'_, '_> {
                 .collect();
             return acc.fail(slot, Reason::MissingDefence(missing));
         }
-        let kids = &kids[..n];
-        let range_end = |k: usize| {
-            if k + 1 < kids.len() {
-                kids[k + 1].0.index
-            } else {
-                end
-            }
-        };
-        let run = |k: usize, acc: &mut Acc| {
-            let (child, mi) = kids[k];
+        // Pass 2: walk the children (all checked above) with their ranges.
+        let run = |child: Node, i: usize, acc: &mut Acc| {
             let mut p = pos.clone();
-            let m: Move = legal[mi as usize];
+            let m: Move = legal[i];
             p.play_unchecked(m);
-            self.visit(
-                child,
-                range_end(k),
-                &p,
-                depth + 1,
-                region,
-                region_depth,
-                acc,
-            );
+            let range_end = child.next_sibling.unwrap_or(end);
+            self.visit(child, range_end, &p, depth + 1, region, region_depth, acc);
         };
-        if end - slot >= PAR_MIN_SLOTS && kids.len() > 1 {
-            let sub = (0..kids.len())
+        let kids = || {
+            let mut c = Some(slot + 1);
+            let mut hint = 0;
+            std::iter::from_fn(move || {
+                let child = self.tree.node(c?).ok()?;
+                let i = find(child.mv?, hint)?;
+                hint = i + 1;
+                c = child.next_sibling;
+                Some((child, i))
+            })
+        };
+        if end - slot >= PAR_MIN_SLOTS && n > 1 {
+            let list: Vec<(Node, usize)> = kids().collect();
+            let sub = list
                 .into_par_iter()
-                .map(|k| {
+                .map(|(child, i)| {
                     let mut a = Acc::default();
-                    run(k, &mut a);
+                    run(child, i, &mut a);
                     a
                 })
                 .reduce(Acc::default, Acc::merge);
             let mine = std::mem::take(acc);
             *acc = mine.merge(sub);
         } else {
-            for k in 0..kids.len() {
-                run(k, acc);
+            for (child, i) in kids() {
+                run(child, i, acc);
             }
         }
     }
 }
 
 /// Rebuilds a position from a key, for error messages only.
-fn unpack_fen_source(k: &Key) -> Antichess {
+fn position_of_key(k: &Key) -> Antichess {
     use shakmaty::{Bitboard, Board, CastlingMode, FromSetup, Piece, Setup, Square};
     let occ = u64::from_be_bytes(k[1..9].try_into().expect("8 bytes"));
     let mut board = Board::empty();
@@ -752,7 +768,7 @@ fn check_tree_in_pool(
                     slot,
                     Reason::TranspositionMismatch {
                         target,
-                        target_fen: game::fen(&unpack_fen_source(&k)),
+                        target_fen: game::fen(&position_of_key(&k)),
                     },
                 );
             }

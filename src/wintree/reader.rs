@@ -538,6 +538,29 @@ impl<'a> WinTree<'a> {
         Ok(Some(n))
     }
 
+    /// Follows a line of UCI moves given from the standard start position:
+    /// it must begin with the prolog (compared with bit 15 ignored); the
+    /// rest is followed from the root as by [`WinTree::follow_uci`].
+    /// `Ok(None)` when the line stops inside the prolog, leaves it, leaves
+    /// the tree, or holds a move that is not UCI.
+    pub fn follow_uci_from_start<S: AsRef<str>>(
+        &self,
+        line: impl IntoIterator<Item = S>,
+    ) -> Result<Option<u32>, WinTreeError> {
+        let line: Vec<S> = line.into_iter().collect();
+        let prolog = self.prolog();
+        if line.len() < prolog.len() {
+            return Ok(None);
+        }
+        for (m, p) in line.iter().zip(&prolog) {
+            match MoveCode::from_uci(m.as_ref()) {
+                Some(c) if c.same_move(*p) => {}
+                _ => return Ok(None),
+            }
+        }
+        self.follow_uci(line[prolog.len()..].iter().map(|s| s.as_ref()))
+    }
+
     /// A node's moves with their subtree sizes, in file order.
     pub fn moves(&self, index: u32) -> Result<Vec<MoveEntry>, WinTreeError> {
         let index = self.resolve(index)?;

@@ -76,6 +76,13 @@ fn prolog_round_trip() {
     let w = write_tree(&dag, r, &[mc("e2e3"), mc("d7d5")], &WriteOptions::default()).unwrap();
     let t = WinTree::from_vec(w.bytes).unwrap();
     assert_eq!(t.prolog(), vec![mc("e2e3"), mc("d7d5")]);
+    assert_eq!(t.follow_uci_from_start(["e2e3", "d7d5"]).unwrap(), Some(0));
+    assert_eq!(t.follow_uci_from_start(["e2e3"]).unwrap(), None);
+    assert_eq!(t.follow_uci_from_start(["e2e3", "d7d6"]).unwrap(), None);
+    assert_eq!(
+        t.follow_uci_from_start(["e2e3", "d7d5", "a2a3"]).unwrap(),
+        None
+    );
     assert!(t.root().is_leaf());
     assert_eq!(t.len(), 1);
 }

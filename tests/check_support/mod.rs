@@ -324,3 +324,172 @@ impl Rng {
         (self.next() % n as u64) as usize
     }
 }
+
+/// A large synthetic tree for measuring the checker's speed: from `line`,
+/// the side to move plays one legal move (picked by a hash of the
+/// position) and the other side every legal move, to `plies` plies;
+/// positions are merged (transpositions). Its leaves are not finished
+/// games, so the checker rejects it, but it does the same work per node as
+/// on a valid proof (legal moves, move matching, game-end tests, keys of
+/// transposition targets) and walks everything.
+pub fn synthetic(line: &str, plies: u32) -> Proof {
+    let (root, moves) = Position::startpos().play_line_str(line).unwrap();
+    let winner = root.turn();
+    let mut dag = ProofDag::new();
+    let mut positions = Vec::new();
+    let mut memo: HashMap<([u8; 25], u32), usize> = HashMap::new();
+    fn go(
+        pos: Position,
+        depth: u32,
+        plies: u32,
+        winner: Color,
+        dag: &mut ProofDag,
+        positions: &mut Vec<Position>,
+        memo: &mut HashMap<([u8; 25], u32), usize>,
+    ) -> usize {
+        // Merged by position and depth: transpositions, never a cycle.
+        let key = (pos.pack().0, depth);
+        if let Some(&d) = memo.get(&key) {
+            return d;
+        }
+        let d = dag.add_node();
+        positions.push(pos);
+        memo.insert(key, d);
+        if depth == plies || pos.outcome(RuleSet::International).is_some() {
+            return d;
+        }
+        let legal = pos.legal_moves();
+        let chosen: Vec<Move> = if pos.turn() == winner {
+            vec![legal[(pos.zobrist() % legal.len() as u64) as usize]]
+        } else {
+            legal.to_vec()
+        };
+        for m in chosen {
+            let c = go(pos.play(m), depth + 1, plies, winner, dag, positions, memo);
+            dag.add_edge(d, MoveCode(m.watkins_code()), c);
+        }
+        d
+    }
+    go(root, 0, plies, winner, &mut dag, &mut positions, &mut memo);
+    Proof {
+        line: moves.iter().map(|m| m.uci().to_string()).collect(),
+        prolog: moves.iter().map(|m| MoveCode(m.watkins_code())).collect(),
+        rules: RuleSet::International,
+        winner,
+        dag,
+        positions,
+        records: Vec::new(),
+    }
+}
+
+/// Proves `line` with the project's prover (`antiproof prove`) into a
+/// fresh store and reads the proof back as a DAG (the walk `export` does).
+/// Used for the ladder rungs too big for the little search above.
+pub fn prove_with_cli(line: &str, winner: Color) -> Proof {
+    use antiproof::store::{self, Store};
+    let dir = std::env::temp_dir().join(format!(
+        "antiproof-check-support-{}-{}",
+        std::process::id(),
+        line.replace(' ', "-")
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("p.redb");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .arg("prove")
+        .arg("--db")
+        .arg(&db)
+        .args(line.split(' '))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "prove {line}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let st = Store::open_existing(&db).unwrap();
+    let (root, moves) = Position::startpos().play_line_str(line).unwrap();
+    let mut dag = ProofDag::new();
+    let mut positions = Vec::new();
+    let mut records = Vec::new();
+    let mut memo: HashMap<[u8; 25], usize> = HashMap::new();
+    fn go(
+        pos: Position,
+        winner: Color,
+        st: &Store,
+        dag: &mut ProofDag,
+        positions: &mut Vec<Position>,
+        records: &mut Vec<([u8; 25], Record)>,
+        memo: &mut HashMap<[u8; 25], usize>,
+    ) -> usize {
+        let key = pos.pack().0;
+        if let Some(&d) = memo.get(&key) {
+            return d;
+        }
+        let d = dag.add_node();
+        positions.push(pos);
+        memo.insert(key, d);
+        if pos.outcome(RuleSet::International).is_some() {
+            return d;
+        }
+        let moves: Vec<Move> = if pos.turn() == winner {
+            let r = st
+                .get(store::Rules::International, &key)
+                .unwrap()
+                .expect("win record");
+            records.push((key, r));
+            let m = *pos
+                .legal_moves()
+                .iter()
+                .find(|m| m.watkins_code() & 0x7fff == r.mv & 0x7fff)
+                .expect("stored move is legal");
+            vec![m]
+        } else {
+            if let Some(r) = st.get(store::Rules::International, &key).unwrap() {
+                records.push((key, r));
+            }
+            pos.legal_moves().to_vec()
+        };
+        for m in moves {
+            let c = go(pos.play(m), winner, st, dag, positions, records, memo);
+            dag.add_edge(d, MoveCode(m.watkins_code()), c);
+        }
+        d
+    }
+    go(
+        root,
+        winner,
+        &st,
+        &mut dag,
+        &mut positions,
+        &mut records,
+        &mut memo,
+    );
+    drop(st);
+    let _ = std::fs::remove_dir_all(&dir);
+    Proof {
+        line: moves.iter().map(|m| m.uci().to_string()).collect(),
+        prolog: moves.iter().map(|m| MoveCode(m.watkins_code())).collect(),
+        rules: RuleSet::International,
+        winner,
+        dag,
+        positions,
+        records,
+    }
+}
+
+/// Rungs 1-7: rungs 1-5 from the search above, 6 (1.e3 Na6) and 7 (1.e3
+/// g6) from `antiproof prove` (cached per process).
+pub fn ladder7() -> &'static [Proof] {
+    static CELL: std::sync::OnceLock<Vec<Proof>> = std::sync::OnceLock::new();
+    CELL.get_or_init(|| {
+        let mut v: Vec<Proof> = RUNGS
+            .iter()
+            .map(|&(line, w)| prove(line, RuleSet::International, w, 3_000_000))
+            .collect();
+        v.push(prove_with_cli("e3 Na6", Color::White));
+        v.push(prove_with_cli("e3 g6", Color::White));
+        v
+    })
+}
