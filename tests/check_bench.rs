@@ -4,7 +4,7 @@
 //! `antiproof verify --tree FILE --threads 1|2 --repeat 3`. See
 //! docs/verify.md for the figures.
 
-mod check_support;
+mod common;
 
 use antiproof::check::{TreeOptions, check_tree};
 use antiproof::wintree::{WinTree, WriteOptions, write_tree};
@@ -19,7 +19,7 @@ fn write_bench_trees() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(9);
-    let p = check_support::synthetic("e3", plies);
+    let p = common::synthetic("e3", plies);
     let opts = WriteOptions {
         size_table: true,
         size_depth: Some(3),

@@ -1,14 +1,14 @@
 //! Fault injection: valid ladder proofs (rungs 1-7) are certified; thousands of random
 //! mutations of every kind are each rejected with the right kind of reason.
 
-mod check_support;
+mod common;
 
 use antiproof::check::{ReasonKind, Rules, TreeOptions, Verdict, check_tree};
 use antiproof::rules::{Color, Position, RuleSet};
 use antiproof::wintree::{
     FLAG_CHILD, FLAG_TRANSPOSITION, MoveCode, NodeKind, ProofDag, WinTree, WriteOptions, write_tree,
 };
-use check_support::{Proof, Rng, ladder7};
+use common::{Proof, Rng, ladder7};
 use shakmaty::CastlingMode;
 use shakmaty::variant::Antichess;
 use std::collections::HashMap;
@@ -496,7 +496,7 @@ fn fics_only_wins_rejected_under_international() {
 }
 
 fn try_prove(pos: Position, rules: RuleSet, winner: Color) -> Option<Proof> {
-    check_support::try_prove_from(pos, &[], rules, winner, 3_000)
+    common::try_prove_from(pos, &[], rules, winner, 3_000)
 }
 
 /// A leaf of 4 men or fewer that is not a finished game rests on endgame
@@ -542,8 +542,7 @@ fn small_unfinished_leaves_are_not_certified() {
         if pos.outcome(RuleSet::International).is_some() {
             continue;
         }
-        let Some(p) =
-            check_support::try_prove_from(pos, &[], RuleSet::International, Color::White, 2_000)
+        let Some(p) = common::try_prove_from(pos, &[], RuleSet::International, Color::White, 2_000)
         else {
             continue;
         };

@@ -1,25 +1,17 @@
 //! The checker on the proof store, the packing it re-implements, and the
 //! `verify` / `export` commands end to end.
 
-mod check_support;
+mod common;
 
 use antiproof::check::{Reason, ReasonKind, Rules, Verdict, check_store, game};
 use antiproof::rules::{Color, Position, RuleSet};
-use antiproof::store::{self, Record, Store};
+use antiproof::store::{self, Store};
 use antiproof::wintree::WinTree;
-use check_support::{Rng, ladder};
+use common::{Rng, ladder, temp_dir};
 use shakmaty::variant::Antichess;
 use shakmaty::{CastlingMode, Position as _};
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("antiproof-check-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn shak(p: &Position) -> Antichess {
     let fen: shakmaty::fen::Fen = p.to_fen().parse().unwrap();
@@ -71,15 +63,11 @@ fn packing_agrees_with_rules() {
     );
 }
 
-fn records_map(p: &check_support::Proof) -> HashMap<[u8; 25], Record> {
-    p.records.iter().copied().collect()
-}
-
 #[test]
 fn store_proofs_are_certified_and_faults_found() {
     for p in ladder() {
         let root = shak(&p.root());
-        let map = records_map(p);
+        let map = p.records_map();
         let r = check_store(&map, Rules::International, &root, "", None);
         assert_eq!(r.verdict, Verdict::Certified, "{}: {r}", p.line.join(" "));
         assert_eq!(r.positions as usize, p.dag.nodes.len());
@@ -145,7 +133,7 @@ fn store_proofs_are_certified_and_faults_found() {
 
 #[test]
 fn store_check_reads_redb_and_cli_round_trip() {
-    let dir = temp_dir("cli");
+    let dir = temp_dir("check-store-cli");
     let db = dir.join("proofs.redb");
     let store = Store::open(&db).unwrap();
     for p in ladder() {

@@ -1,10 +1,10 @@
 //! The checker on win-tree files: ladder proofs certified, round trips.
 
-mod check_support;
+mod common;
 
 use antiproof::check::{Rules, TreeOptions, Verdict, check_tree};
 use antiproof::wintree::WinTree;
-use check_support::ladder;
+use common::ladder;
 
 #[test]
 fn ladder_proofs_are_certified() {

@@ -3,21 +3,10 @@
 //! trips. Inputs are random bytes, random tokens and mutations of valid
 //! FENs and moves (a seeded generator, so failures reproduce).
 
+mod common;
+
 use antiproof::rules::{PACKED_LEN, PackedPosition, Position, UciMove, split_line};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use common::Rng;
 
 const SEEDS: &[&str] = &[
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",

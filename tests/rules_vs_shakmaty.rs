@@ -5,26 +5,15 @@
 //! every move (print and read back), FEN round trip, packed round trip and
 //! the incremental Zobrist hash.
 
+mod common;
+
 use antiproof::rules::{Color, Outcome, Position, RuleSet};
+use common::Rng;
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::variant::Antichess;
 use shakmaty::{CastlingMode, EnPassantMode, KnownOutcome, Position as _};
 use std::path::PathBuf;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn shakmaty_pos(fen: &str) -> Antichess {
     Fen::from_ascii(fen.as_bytes())

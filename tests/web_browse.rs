@@ -28,7 +28,13 @@ fn fixture() -> &'static Fixture {
         let dir = common::temp_dir("web-browse");
         let (tree, size) = common::write_proof(&dir, "e3d5", "e2e3 d7d5", Color::White, true);
         let (bare, _) = common::write_proof(&dir, "e3d5-bare", "e2e3 d7d5", Color::White, false);
-        let (_, records) = common::prove_line("e2e3 d7d5", Color::White);
+        let records = common::prove(
+            "e2e3 d7d5",
+            RuleSet::International,
+            Color::White,
+            common::MAX_NODES,
+        )
+        .records_map();
         let db = dir.join("proof.redb");
         let store = Store::open(&db).unwrap();
         let items: Vec<(Key, Record)> = records.iter().map(|(k, r)| (*k, *r)).collect();
@@ -254,7 +260,13 @@ fn tree_and_records_agree_with_transpositions() {
     for line in ["d2d3", "e2e4"] {
         let (path, size) = common::write_proof(&dir, line, line, Color::Black, true);
         let bytes = std::fs::read(&path).unwrap();
-        let (_, recs) = common::prove_line(line, Color::Black);
+        let recs = common::prove(
+            line,
+            RuleSet::International,
+            Color::Black,
+            common::MAX_NODES,
+        )
+        .records_map();
         let t = TreeSource::open(&path, RuleSet::International, None).unwrap();
         assert_eq!(t.winner(), Some(Color::Black));
         let r = RecordSource::new("mem".into(), recs, RuleSet::International);
@@ -287,8 +299,13 @@ fn tree_and_records_agree_with_transpositions() {
 #[test]
 fn tree_rooted_at_the_start_position() {
     use antiproof::wintree::{MoveCode, WinTree, WriteOptions, write_tree};
-    let (pos, recs) = common::prove_line("e2e3 d7d5", Color::White);
-    let (mut dag, root) = common::dag_of(&pos, &recs);
+    let proof = common::prove(
+        "e2e3 d7d5",
+        RuleSet::International,
+        Color::White,
+        common::MAX_NODES,
+    );
+    let (mut dag, root) = (proof.dag, 0);
     // Start -> e3 -> d5 -> the proof (only d5 under e3: a presentation
     // test, not a proof).
     let start = dag.add_node();
@@ -409,8 +426,13 @@ fn table_lists_certified_proofs_from_sidecars() {
     // replies is not certified, whatever its sidecar says.
     use antiproof::wintree::{MoveCode, WriteOptions, write_tree};
     // (1.e3 d5 has no choice for the loser anywhere: use 1.e4, Black wins.)
-    let (pos, recs) = common::prove_line("e2e4", Color::Black);
-    let (mut dag, root) = common::dag_of(&pos, &recs);
+    let proof = common::prove(
+        "e2e4",
+        RuleSet::International,
+        Color::Black,
+        common::MAX_NODES,
+    );
+    let (mut dag, root) = (proof.dag, 0);
     let good = write_tree(
         &dag,
         root,

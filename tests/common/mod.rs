@@ -1,284 +1,548 @@
-//! Shared helpers of the web tests: a tiny exhaustive prover that builds
-//! small proofs in memory (records as the proof store holds them), so the
-//! tests do not depend on the real prover.
+//! Test support shared by the integration tests: a small proof-number
+//! search built on `crate::rules` that proves the easy ladder rungs and hands
+//! the proof over as a DAG (transpositions merged), a win-tree file and store
+//! records; temporary directories; a seeded random generator. The checker
+//! under test shares no code with this generator.
 #![allow(dead_code)]
 
 use antiproof::rules::{Color, Move, Position, RuleSet};
 use antiproof::store::{Key, Record, Verdict};
 use antiproof::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
-/// Proves that `winner` wins from `pos` with a small proof-number search
-/// (mobility initialisation, whole tree in memory, a position repeated on
-/// its own path counts as a loss for the winner) within `max_nodes` tree
-/// nodes; returns the proof as store records keyed by packed position
-/// (sizes filled in), or `None`.
-pub fn prove(pos: &Position, winner: Color, max_nodes: usize) -> Option<HashMap<Key, Record>> {
-    let mut t = Pn {
-        nodes: Vec::new(),
-        winner,
-    };
-    t.add(*pos, usize::MAX, None);
-    while t.nodes[0].pn != 0 && t.nodes[0].dn != 0 && t.nodes.len() < max_nodes {
-        let mut n = 0;
-        while !t.nodes[n].kids.is_empty() {
-            let kids = &t.nodes[n].kids;
-            n = if t.nodes[n].pos.turn() == winner {
-                *kids.iter().min_by_key(|&&k| t.nodes[k].pn).unwrap()
-            } else {
-                *kids.iter().min_by_key(|&&k| t.nodes[k].dn).unwrap()
-            };
-        }
-        t.expand(n);
-        let mut up = n;
-        while up != usize::MAX {
-            t.update(up);
-            up = t.nodes[up].parent;
+/// The node limit of the search for the test proofs.
+pub const MAX_NODES: usize = 3_000_000;
+
+const INF: u32 = u32::MAX / 4;
+
+struct Node {
+    pos: Position,
+    parent: u32,
+    mv: Option<Move>,
+    children: Vec<u32>,
+    pn: u32,
+    dn: u32,
+    expanded: bool,
+}
+
+/// A proof of a line.
+pub struct Proof {
+    /// The line from the start position, UCI.
+    pub line: Vec<String>,
+    /// The line as move codes (the win-tree prolog).
+    pub prolog: Vec<MoveCode>,
+    /// The rule set.
+    pub rules: RuleSet,
+    /// The winner.
+    pub winner: Color,
+    /// The proof DAG; node 0 is the root.
+    pub dag: ProofDag,
+    /// The position of each DAG node.
+    pub positions: Vec<Position>,
+    /// Store records of every DAG node.
+    pub records: Vec<(Key, Record)>,
+}
+
+impl Proof {
+    /// A proof of the line `moves` (from the start position) with `dag`
+    /// rooted at node 0.
+    fn new(
+        moves: &[Move],
+        rules: RuleSet,
+        winner: Color,
+        dag: ProofDag,
+        positions: Vec<Position>,
+        records: Vec<(Key, Record)>,
+    ) -> Proof {
+        Proof {
+            line: moves.iter().map(|m| m.uci().to_string()).collect(),
+            prolog: moves.iter().map(|m| MoveCode(m.watkins_code())).collect(),
+            rules,
+            winner,
+            dag,
+            positions,
+            records,
         }
     }
-    if t.nodes[0].pn != 0 {
+
+    /// The win-tree file bytes (with a size table).
+    pub fn file(&self) -> Vec<u8> {
+        self.file_with(&WriteOptions::default())
+    }
+
+    /// The win-tree file bytes written with `opts`.
+    pub fn file_with(&self, opts: &WriteOptions) -> Vec<u8> {
+        write_tree(&self.dag, 0, &self.prolog, opts).unwrap().bytes
+    }
+
+    /// The root position.
+    pub fn root(&self) -> Position {
+        self.positions[0]
+    }
+
+    /// The store records by key.
+    pub fn records_map(&self) -> HashMap<Key, Record> {
+        self.records.iter().copied().collect()
+    }
+
+    /// The number of distinct positions in the proof, game-over leaves
+    /// included.
+    pub fn size(&self) -> u64 {
+        self.dag.reachable(0)
+    }
+}
+
+/// Proves `line` (space-separated moves from the start) for the side that
+/// wins, by proof-number search; panics beyond `max_nodes`.
+pub fn prove(line: &str, rules: RuleSet, winner: Color, max_nodes: usize) -> Proof {
+    let (root, moves) = Position::startpos().play_line_str(line).unwrap();
+    prove_from(root, &moves, rules, winner, max_nodes)
+}
+
+/// Proves from a position; panics when it cannot.
+pub fn prove_from(
+    root: Position,
+    moves: &[Move],
+    rules: RuleSet,
+    winner: Color,
+    max_nodes: usize,
+) -> Proof {
+    try_prove_from(root, moves, rules, winner, max_nodes)
+        .unwrap_or_else(|| panic!("no proof for {winner:?} within {max_nodes} nodes"))
+}
+
+/// Proves from a position; `None` when not a win or over `max_nodes`.
+pub fn try_prove_from(
+    root: Position,
+    moves: &[Move],
+    rules: RuleSet,
+    winner: Color,
+    max_nodes: usize,
+) -> Option<Proof> {
+    let mut nodes = vec![Node {
+        pos: root,
+        parent: u32::MAX,
+        mv: None,
+        children: Vec::new(),
+        pn: 1,
+        dn: 1,
+        expanded: false,
+    }];
+    eval(&mut nodes, 0, rules, winner);
+    while nodes[0].pn != 0 && nodes[0].dn != 0 {
+        if nodes.len() >= max_nodes {
+            return None;
+        }
+        // Most-proving node.
+        let mut n = 0usize;
+        while nodes[n].expanded {
+            let or = nodes[n].pos.turn() == winner;
+            let kids = &nodes[n].children;
+            n = *kids
+                .iter()
+                .find(|&&c| {
+                    if or {
+                        nodes[c as usize].pn == nodes[n].pn
+                    } else {
+                        nodes[c as usize].dn == nodes[n].dn
+                    }
+                })
+                .unwrap() as usize;
+        }
+        // Expand.
+        let pos = nodes[n].pos;
+        let legal = pos.legal_moves();
+        let mut kids = Vec::with_capacity(legal.len());
+        for &m in legal.iter() {
+            let child = pos.play(m);
+            let id = nodes.len();
+            nodes.push(Node {
+                pos: child,
+                parent: n as u32,
+                mv: Some(m),
+                children: Vec::new(),
+                pn: 1,
+                dn: 1,
+                expanded: false,
+            });
+            eval(&mut nodes, id, rules, winner);
+            kids.push(id as u32);
+        }
+        nodes[n].children = kids;
+        nodes[n].expanded = true;
+        // Update to the root.
+        let mut v = n;
+        loop {
+            update(&mut nodes, v, winner);
+            if nodes[v].parent == u32::MAX {
+                break;
+            }
+            v = nodes[v].parent as usize;
+        }
+    }
+    if nodes[0].pn != 0 {
         return None;
     }
-    let mut out = HashMap::new();
-    t.extract(0, &mut out);
-    let keys: Vec<Key> = out.keys().copied().collect();
-    for k in keys {
-        let p = Position::unpack(&antiproof::rules::PackedPosition(k)).unwrap();
-        let size = reach(&p, &out).len() as u64;
-        out.get_mut(&k).unwrap().size = size;
-    }
-    Some(out)
-}
-
-const INF: u64 = u64::MAX / 4;
-
-struct PnNode {
-    pos: Position,
-    parent: usize,
-    mv: Option<Move>,
-    kids: Vec<usize>,
-    pn: u64,
-    dn: u64,
-}
-
-struct Pn {
-    nodes: Vec<PnNode>,
-    winner: Color,
-}
-
-impl Pn {
-    fn add(&mut self, pos: Position, parent: usize, mv: Option<Move>) -> usize {
-        let (pn, dn) = if let Some(o) = pos.outcome(RuleSet::International) {
-            if o.winner() == Some(self.winner) {
-                (0, INF)
-            } else {
-                (INF, 0)
-            }
-        } else if self.repeats(parent, &pos) {
-            (INF, 0)
-        } else {
-            let n = pos.count_legal_moves() as u64;
-            if pos.turn() == self.winner {
-                (1, n)
-            } else {
-                (n, 1)
-            }
-        };
-        self.nodes.push(PnNode {
-            pos,
-            parent,
-            mv,
-            kids: Vec::new(),
-            pn,
-            dn,
-        });
-        self.nodes.len() - 1
-    }
-
-    fn repeats(&self, mut up: usize, pos: &Position) -> bool {
-        let key = pos.pack();
-        while up != usize::MAX {
-            if self.nodes[up].pos.pack() == key {
-                return true;
-            }
-            up = self.nodes[up].parent;
-        }
-        false
-    }
-
-    fn expand(&mut self, n: usize) {
-        let pos = self.nodes[n].pos;
-        let mut kids = Vec::new();
-        for &m in pos.legal_moves().iter() {
-            kids.push(self.add(pos.play(m), n, Some(m)));
-        }
-        self.nodes[n].kids = kids;
-    }
-
-    fn update(&mut self, n: usize) {
-        if self.nodes[n].kids.is_empty() {
-            return;
-        }
-        let kids = &self.nodes[n].kids;
-        let pns = kids.iter().map(|&k| self.nodes[k].pn);
-        let dns = kids.iter().map(|&k| self.nodes[k].dn);
-        let (pn, dn) = if self.nodes[n].pos.turn() == self.winner {
-            (
-                pns.min().unwrap(),
-                dns.fold(0, |a: u64, b| a.saturating_add(b)).min(INF),
-            )
-        } else {
-            (
-                pns.fold(0, |a: u64, b| a.saturating_add(b)).min(INF),
-                dns.min().unwrap(),
-            )
-        };
-        self.nodes[n].pn = pn;
-        self.nodes[n].dn = dn;
-    }
-
-    fn extract(&self, n: usize, out: &mut HashMap<Key, Record>) {
-        let node = &self.nodes[n];
-        let key = node.pos.pack().0;
-        if node.kids.is_empty() || out.contains_key(&key) {
-            return;
-        }
-        if node.pos.turn() == self.winner {
-            let &k = node.kids.iter().find(|&&k| self.nodes[k].pn == 0).unwrap();
-            let mv = self.nodes[k].mv.unwrap().watkins_code();
-            out.insert(
-                key,
-                Record {
-                    verdict: Verdict::Win,
-                    flags: 0,
-                    mv,
-                    size: 0,
-                },
-            );
-            self.extract(k, out);
-        } else {
-            out.insert(
-                key,
-                Record {
-                    verdict: Verdict::Loss,
-                    flags: 0,
-                    mv: 0,
-                    size: 0,
-                },
-            );
-            for &k in &node.kids {
-                self.extract(k, out);
-            }
-        }
-    }
-}
-
-/// Distinct positions reachable in the proof from `pos`, itself included
-/// (game-over leaves count).
-pub fn reach(pos: &Position, recs: &HashMap<Key, Record>) -> HashSet<Key> {
-    let mut seen = HashSet::new();
-    let mut stack = vec![*pos];
-    while let Some(p) = stack.pop() {
-        if !seen.insert(p.pack().0) {
-            continue;
-        }
-        let Some(r) = recs.get(&p.pack().0) else {
-            continue;
-        };
-        match r.verdict {
-            Verdict::Win => {
-                let m = p
-                    .legal_moves()
-                    .iter()
-                    .copied()
-                    .find(|m| m.watkins_code() == r.mv)
-                    .unwrap();
-                stack.push(p.play(m));
-            }
-            Verdict::Loss => {
-                for &m in p.legal_moves().iter() {
-                    stack.push(p.play(m));
-                }
-            }
-        }
-    }
-    seen
-}
-
-/// The proof of `winner` from the position after `line` (UCI, from the
-/// start), as records. Panics if the small search does not find it.
-pub fn prove_line(line: &str, winner: Color) -> (Position, HashMap<Key, Record>) {
-    let (pos, _) = Position::startpos().play_line_str(line).unwrap();
-    let recs = prove(&pos, winner, 500_000).expect("small proof found");
-    (pos, recs)
-}
-
-/// The records as a proof DAG (one node per distinct position, game-over
-/// leaves included), with the root's id.
-pub fn dag_of(root: &Position, recs: &HashMap<Key, Record>) -> (ProofDag, usize) {
+    // Extract, merging transpositions.
     let mut dag = ProofDag::new();
-    let mut ids: HashMap<Key, usize> = HashMap::new();
-    let mut todo = vec![*root];
-    ids.insert(root.pack().0, dag.add_node());
-    while let Some(p) = todo.pop() {
-        let id = ids[&p.pack().0];
-        let Some(r) = recs.get(&p.pack().0) else {
+    let mut positions = Vec::new();
+    let mut memo: HashMap<[u8; 25], usize> = HashMap::new();
+    let mut winning_move: Vec<Option<Move>> = Vec::new();
+    extract(
+        &nodes,
+        0,
+        winner,
+        &mut dag,
+        &mut positions,
+        &mut memo,
+        &mut winning_move,
+    );
+    let mut records = Vec::new();
+    for (i, p) in positions.iter().enumerate() {
+        if p.outcome(rules).is_some() {
             continue;
+        }
+        let size = dag.reachable(i);
+        let rec = if p.turn() == winner {
+            Record {
+                verdict: Verdict::Win,
+                flags: 0,
+                mv: winning_move[i].unwrap().watkins_code(),
+                size,
+            }
+        } else {
+            Record {
+                verdict: Verdict::Loss,
+                flags: 0,
+                mv: 0,
+                size,
+            }
         };
-        let moves: Vec<Move> = match r.verdict {
-            Verdict::Win => p
+        records.push((p.pack().0, rec));
+    }
+    Some(Proof::new(moves, rules, winner, dag, positions, records))
+}
+
+fn extract(
+    nodes: &[Node],
+    n: usize,
+    winner: Color,
+    dag: &mut ProofDag,
+    positions: &mut Vec<Position>,
+    memo: &mut HashMap<[u8; 25], usize>,
+    winning_move: &mut Vec<Option<Move>>,
+) -> usize {
+    let key = nodes[n].pos.pack().0;
+    if let Some(&d) = memo.get(&key) {
+        return d;
+    }
+    let d = dag.add_node();
+    positions.push(nodes[n].pos);
+    winning_move.push(None);
+    memo.insert(key, d);
+    if !nodes[n].expanded {
+        assert_eq!(nodes[n].pn, 0);
+        return d;
+    }
+    let kids: Vec<usize> = if nodes[n].pos.turn() == winner {
+        let c = nodes[n]
+            .children
+            .iter()
+            .copied()
+            .find(|&c| nodes[c as usize].pn == 0)
+            .unwrap() as usize;
+        winning_move[d] = nodes[c].mv;
+        vec![c]
+    } else {
+        nodes[n].children.iter().map(|&c| c as usize).collect()
+    };
+    for c in kids {
+        let cd = extract(nodes, c, winner, dag, positions, memo, winning_move);
+        let code = MoveCode(nodes[c].mv.unwrap().watkins_code());
+        dag.add_edge(d, code, cd);
+    }
+    d
+}
+
+fn eval(nodes: &mut [Node], id: usize, rules: RuleSet, winner: Color) {
+    let pos = nodes[id].pos;
+    // A repetition of an ancestor is no win for the winner.
+    let mut a = nodes[id].parent;
+    while a != u32::MAX {
+        if nodes[a as usize].pos == pos {
+            nodes[id].pn = INF;
+            nodes[id].dn = 0;
+            nodes[id].expanded = false;
+            return;
+        }
+        a = nodes[a as usize].parent;
+    }
+    match pos.outcome(rules) {
+        Some(o) => {
+            if o.winner() == Some(winner) {
+                nodes[id].pn = 0;
+                nodes[id].dn = INF;
+            } else {
+                nodes[id].pn = INF;
+                nodes[id].dn = 0;
+            }
+        }
+        None => {
+            let k = pos.count_legal_moves();
+            if pos.turn() == winner {
+                nodes[id].pn = 1;
+                nodes[id].dn = k;
+            } else {
+                nodes[id].pn = k;
+                nodes[id].dn = 1;
+            }
+        }
+    }
+}
+
+fn update(nodes: &mut [Node], v: usize, winner: Color) {
+    if !nodes[v].expanded {
+        return;
+    }
+    let or = nodes[v].pos.turn() == winner;
+    let (mut pn, mut dn): (u32, u32) = if or { (INF, 0) } else { (0, INF) };
+    for &c in &nodes[v].children {
+        let c = &nodes[c as usize];
+        if or {
+            pn = pn.min(c.pn);
+            dn = (dn + c.dn).min(INF);
+        } else {
+            pn = (pn + c.pn).min(INF);
+            dn = dn.min(c.dn);
+        }
+    }
+    nodes[v].pn = pn;
+    nodes[v].dn = dn;
+}
+
+/// The ladder rungs 1-5: (line, winner).
+pub const RUNGS: [(&str, Color); 5] = [
+    ("e3 d5", Color::White),
+    ("e3 d6", Color::White),
+    ("e4", Color::Black),
+    ("d3", Color::Black),
+    ("d4", Color::Black),
+];
+
+/// Proofs of rungs 1-5 under International rules (cached per process).
+pub fn ladder() -> &'static [Proof] {
+    static CELL: std::sync::OnceLock<Vec<Proof>> = std::sync::OnceLock::new();
+    CELL.get_or_init(prove_rungs)
+}
+
+/// Proves rungs 1-5 under International rules.
+fn prove_rungs() -> Vec<Proof> {
+    RUNGS
+        .iter()
+        .map(|&(line, w)| prove(line, RuleSet::International, w, MAX_NODES))
+        .collect()
+}
+
+/// A small xorshift generator for reproducible random tests (seeded; the
+/// seed must not be 0).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A large synthetic tree for measuring the checker's speed: from `line`,
+/// the side to move plays one legal move (picked by a hash of the
+/// position) and the other side every legal move, to `plies` plies;
+/// positions are merged (transpositions). Its leaves are not finished
+/// games, so the checker rejects it, but it does the same work per node as
+/// on a valid proof (legal moves, move matching, game-end tests, keys of
+/// transposition targets) and walks everything.
+pub fn synthetic(line: &str, plies: u32) -> Proof {
+    let (root, moves) = Position::startpos().play_line_str(line).unwrap();
+    let winner = root.turn();
+    let mut dag = ProofDag::new();
+    let mut positions = Vec::new();
+    let mut memo: HashMap<([u8; 25], u32), usize> = HashMap::new();
+    fn go(
+        pos: Position,
+        depth: u32,
+        plies: u32,
+        winner: Color,
+        dag: &mut ProofDag,
+        positions: &mut Vec<Position>,
+        memo: &mut HashMap<([u8; 25], u32), usize>,
+    ) -> usize {
+        // Merged by position and depth: transpositions, never a cycle.
+        let key = (pos.pack().0, depth);
+        if let Some(&d) = memo.get(&key) {
+            return d;
+        }
+        let d = dag.add_node();
+        positions.push(pos);
+        memo.insert(key, d);
+        if depth == plies || pos.outcome(RuleSet::International).is_some() {
+            return d;
+        }
+        let legal = pos.legal_moves();
+        let chosen: Vec<Move> = if pos.turn() == winner {
+            vec![legal[(pos.zobrist() % legal.len() as u64) as usize]]
+        } else {
+            legal.to_vec()
+        };
+        for m in chosen {
+            let c = go(pos.play(m), depth + 1, plies, winner, dag, positions, memo);
+            dag.add_edge(d, MoveCode(m.watkins_code()), c);
+        }
+        d
+    }
+    go(root, 0, plies, winner, &mut dag, &mut positions, &mut memo);
+    Proof::new(
+        &moves,
+        RuleSet::International,
+        winner,
+        dag,
+        positions,
+        Vec::new(),
+    )
+}
+
+/// Proves `line` with the project's prover (`antiproof prove`) into a
+/// fresh store and reads the proof back as a DAG (the walk `export` does).
+/// Used for the ladder rungs too big for the little search above.
+pub fn prove_with_cli(line: &str, winner: Color) -> Proof {
+    use antiproof::store::{self, Store};
+    let dir = temp_dir(&format!("prove-with-cli-{}", line.replace(' ', "-")));
+    let db = dir.join("p.redb");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .arg("prove")
+        .arg("--db")
+        .arg(&db)
+        .args(line.split(' '))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "prove {line}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let st = Store::open_existing(&db).unwrap();
+    let (root, moves) = Position::startpos().play_line_str(line).unwrap();
+    let mut dag = ProofDag::new();
+    let mut positions = Vec::new();
+    let mut records = Vec::new();
+    let mut memo: HashMap<[u8; 25], usize> = HashMap::new();
+    fn go(
+        pos: Position,
+        winner: Color,
+        st: &Store,
+        dag: &mut ProofDag,
+        positions: &mut Vec<Position>,
+        records: &mut Vec<([u8; 25], Record)>,
+        memo: &mut HashMap<[u8; 25], usize>,
+    ) -> usize {
+        let key = pos.pack().0;
+        if let Some(&d) = memo.get(&key) {
+            return d;
+        }
+        let d = dag.add_node();
+        positions.push(pos);
+        memo.insert(key, d);
+        if pos.outcome(RuleSet::International).is_some() {
+            return d;
+        }
+        let moves: Vec<Move> = if pos.turn() == winner {
+            let r = st
+                .get(store::Rules::International, &key)
+                .unwrap()
+                .expect("win record");
+            records.push((key, r));
+            let m = *pos
                 .legal_moves()
                 .iter()
-                .copied()
-                .filter(|m| m.watkins_code() == r.mv)
-                .collect(),
-            Verdict::Loss => p.legal_moves().iter().copied().collect(),
+                .find(|m| m.watkins_code() & 0x7fff == r.mv & 0x7fff)
+                .expect("stored move is legal");
+            vec![m]
+        } else {
+            if let Some(r) = st.get(store::Rules::International, &key).unwrap() {
+                records.push((key, r));
+            }
+            pos.legal_moves().to_vec()
         };
         for m in moves {
-            let c = p.play(m);
-            let cid = match ids.get(&c.pack().0) {
-                Some(&x) => x,
-                None => {
-                    let x = dag.add_node();
-                    ids.insert(c.pack().0, x);
-                    todo.push(c);
-                    x
-                }
-            };
-            dag.add_edge(id, MoveCode(m.watkins_code()), cid);
+            let c = go(pos.play(m), winner, st, dag, positions, records, memo);
+            dag.add_edge(d, MoveCode(m.watkins_code()), c);
         }
+        d
     }
-    (dag, 0)
+    go(
+        root,
+        winner,
+        &st,
+        &mut dag,
+        &mut positions,
+        &mut records,
+        &mut memo,
+    );
+    drop(st);
+    let _ = std::fs::remove_dir_all(&dir);
+    Proof::new(
+        &moves,
+        RuleSet::International,
+        winner,
+        dag,
+        positions,
+        records,
+    )
 }
 
-/// Writes the proof of `winner` after `line` as `<dir>/<name>.tree` (the
-/// line as the prolog; with `sizes` false, no size table) and returns its
-/// path and the proof's size in positions.
+/// Rungs 1-7: rungs 1-5 from the search above, 6 (1.e3 Na6) and 7 (1.e3
+/// g6) from `antiproof prove` (cached per process).
+pub fn ladder7() -> &'static [Proof] {
+    static CELL: std::sync::OnceLock<Vec<Proof>> = std::sync::OnceLock::new();
+    CELL.get_or_init(|| {
+        let mut v = prove_rungs();
+        v.push(prove_with_cli("e3 Na6", Color::White));
+        v.push(prove_with_cli("e3 g6", Color::White));
+        v
+    })
+}
+
+/// Writes the International proof of `winner` after `line` (moves from the
+/// start) as `<dir>/<name>.tree` (the line as the prolog; with `sizes`
+/// false, no size table) and returns its path and the proof's size in
+/// positions.
 pub fn write_proof(
-    dir: &std::path::Path,
+    dir: &Path,
     name: &str,
     line: &str,
     winner: Color,
     sizes: bool,
-) -> (std::path::PathBuf, u64) {
-    let (pos, recs) = prove_line(line, winner);
-    let (dag, root) = dag_of(&pos, &recs);
-    let (_, played) = Position::startpos().play_line_str(line).unwrap();
-    let prolog: Vec<MoveCode> = played.iter().map(|m| MoveCode(m.watkins_code())).collect();
+) -> (PathBuf, u64) {
+    let proof = prove(line, RuleSet::International, winner, MAX_NODES);
     let opts = WriteOptions {
         size_table: sizes,
         size_depth: None,
     };
-    let written = write_tree(&dag, root, &prolog, &opts).unwrap();
     let path = dir.join(format!("{name}.tree"));
-    std::fs::write(&path, &written.bytes).unwrap();
-    (path, dag.reachable(root))
+    std::fs::write(&path, proof.file_with(&opts)).unwrap();
+    (path, proof.size())
 }
 
-/// A fresh empty directory under the target dir.
-pub fn temp_dir(name: &str) -> std::path::PathBuf {
-    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("{name}-{}", std::process::id()));
+/// A fresh empty directory `<name>-<process id>` under the target dir.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
