@@ -9,7 +9,7 @@
 
 use super::{EXIT_NO, EXIT_OK};
 use crate::rules::{Color, Move, Position, RuleSet};
-use crate::store::{self, Record, Store, StoreReader, Verdict};
+use crate::store::{self, Record, StoreReader, Verdict};
 use crate::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
 use anyhow::Context;
 use clap::Args;
@@ -134,15 +134,7 @@ impl Exporter<'_> {
 
 /// Runs `antiproof export`.
 pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
-    let path = args
-        .db
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("antiproof.redb"));
-    let store = Store::open_existing(&path)
-        .with_context(|| format!("cannot open the proof store {}", path.display()))?;
-    let reader = store
-        .reader()
-        .with_context(|| format!("cannot read the proof store {}", path.display()))?;
+    let (_store, reader, path) = super::verify::open_store(args.db.as_deref())?;
     let (root, line) = Position::startpos()
         .play_line(
             &args

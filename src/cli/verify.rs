@@ -3,13 +3,13 @@
 
 use super::{EXIT_NO, EXIT_OK};
 use crate::check::{self, Rules, TreeOptions, Verdict, game};
-use crate::store::Store;
+use crate::store::{Store, StoreReader};
 use crate::wintree::{WinTree, WinTreeError};
 use anyhow::Context;
 use clap::Args;
 use shakmaty::variant::Antichess;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `antiproof verify`.
 #[derive(Args, Debug)]
@@ -92,15 +92,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
             best
         }
         None => {
-            let path = args
-                .db
-                .clone()
-                .unwrap_or_else(|| PathBuf::from("antiproof.redb"));
-            let store = Store::open_existing(&path)
-                .with_context(|| format!("cannot open the proof store {}", path.display()))?;
-            let reader = store
-                .reader()
-                .with_context(|| format!("cannot read the proof store {}", path.display()))?;
+            let (_store, reader, _) = open_store(args.db.as_deref())?;
             let start = Antichess::default();
             let (root, moves) = game::play_line(&start, &args.moves)
                 .map_err(|e| anyhow::anyhow!("bad line: {e}"))?;
@@ -119,6 +111,19 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
         Verdict::Certified => EXIT_OK,
         _ => EXIT_NO,
     })
+}
+
+/// Opens the proof store `db` (default: antiproof.redb in the current
+/// directory) for reading, as `verify` and `export` do: the store, a read
+/// transaction on it and the path opened.
+pub(super) fn open_store(db: Option<&Path>) -> anyhow::Result<(Store, StoreReader, PathBuf)> {
+    let path = db.map_or_else(|| PathBuf::from("antiproof.redb"), Path::to_path_buf);
+    let store = Store::open_existing(&path)
+        .with_context(|| format!("cannot open the proof store {}", path.display()))?;
+    let reader = store
+        .reader()
+        .with_context(|| format!("cannot read the proof store {}", path.display()))?;
+    Ok((store, reader, path))
 }
 
 /// Reports a file that cannot be parsed at all: rejected.
