@@ -41,9 +41,10 @@ pub use tree::{TreeOptions, check_tree};
 
 use crate::wintree::WinTreeError;
 use shakmaty::Color;
+use shakmaty::variant::Antichess;
 use std::fmt;
 use std::str::FromStr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The rule set a proof is checked under (the checker's own type).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
@@ -332,6 +333,30 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report of a check begun at `t0` of the proof below `root`
+    /// (reached by `root_line`, SAN) for `winner`: nothing counted yet,
+    /// certified until a fault is found.
+    fn begin(
+        rules: Rules,
+        root: &Antichess,
+        root_line: String,
+        winner: Color,
+        t0: Instant,
+    ) -> Report {
+        Report {
+            rules,
+            root_fen: game::fen(root),
+            root_line,
+            winner,
+            positions: 0,
+            positions_with_repeats: 0,
+            leaves: Leaves::default(),
+            longest_line: 0,
+            elapsed: t0.elapsed(),
+            verdict: Verdict::Certified,
+        }
+    }
+
     /// Positions checked per second (distinct).
     pub fn positions_per_second(&self) -> f64 {
         let s = self.elapsed.as_secs_f64();

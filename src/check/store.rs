@@ -173,18 +173,13 @@ pub fn check_store<S: StoreSource + ?Sized>(
     winner: Option<Color>,
 ) -> Report {
     let t0 = Instant::now();
-    let mut report = Report {
+    let mut report = Report::begin(
         rules,
-        root_fen: game::fen(root),
-        root_line: root_line.to_string(),
-        winner: winner.unwrap_or(root.turn()),
-        positions: 0,
-        positions_with_repeats: 0,
-        leaves: Leaves::default(),
-        longest_line: 0,
-        elapsed: t0.elapsed(),
-        verdict: Verdict::Certified,
-    };
+        root,
+        root_line.to_string(),
+        winner.unwrap_or(root.turn()),
+        t0,
+    );
     let winner = match winner.or_else(|| infer(src, rules, root)) {
         Some(w) => w,
         None => {

@@ -492,18 +492,13 @@ pub fn check_tree(tree: &WinTree, opts: &TreeOptions) -> Report {
     let rules = opts.rules;
     let prolog = tree.prolog();
     let (root_line, root) = game::san_line(&start, &prolog);
-    let mut report = Report {
+    let mut report = Report::begin(
         rules,
-        root_fen: game::fen(&root),
-        root_line: root_line.clone(),
-        winner: opts.winner.unwrap_or(root.turn()),
-        positions: 0,
-        positions_with_repeats: 0,
-        leaves: Leaves::default(),
-        longest_line: 0,
-        elapsed: t0.elapsed(),
-        verdict: Verdict::Certified,
-    };
+        &root,
+        root_line.clone(),
+        opts.winner.unwrap_or(root.turn()),
+        t0,
+    );
     let reject = |report: &mut Report, node: Option<u32>, line: String, fen: String, reason| {
         report.verdict = Verdict::Rejected(Box::new(Rejection {
             line,
