@@ -505,14 +505,7 @@ fn try_prove(pos: Position, rules: RuleSet, winner: Color) -> Option<Proof> {
 fn small_unfinished_leaves_are_not_certified() {
     use antiproof::rules::{Piece, Role, Square};
     let mut rng = Rng(0xabcd_ef01_2345_6789);
-    let roles = [
-        Role::Pawn,
-        Role::Knight,
-        Role::Bishop,
-        Role::Rook,
-        Role::Queen,
-        Role::King,
-    ];
+    let roles = Role::ALL;
     let mut done = 0;
     for _ in 0..20_000 {
         if done >= 100 {

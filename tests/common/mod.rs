@@ -233,14 +233,11 @@ fn extract(
     memo: &mut HashMap<[u8; 25], usize>,
     winning_move: &mut Vec<Option<Move>>,
 ) -> usize {
-    let key = nodes[n].pos.pack().0;
-    if let Some(&d) = memo.get(&key) {
+    let (d, new) = node_for(nodes[n].pos.pack().0, nodes[n].pos, dag, positions, memo);
+    if !new {
         return d;
     }
-    let d = dag.add_node();
-    positions.push(nodes[n].pos);
     winning_move.push(None);
-    memo.insert(key, d);
     if !nodes[n].expanded {
         assert_eq!(nodes[n].pn, 0);
         return d;
@@ -263,6 +260,25 @@ fn extract(
         dag.add_edge(d, code, cd);
     }
     d
+}
+
+/// The DAG node of `pos`, met under `key`, and whether it is new: a node
+/// met before is reused (a transposition), a new one added with its
+/// position.
+fn node_for<K: Eq + std::hash::Hash>(
+    key: K,
+    pos: Position,
+    dag: &mut ProofDag,
+    positions: &mut Vec<Position>,
+    memo: &mut HashMap<K, usize>,
+) -> (usize, bool) {
+    if let Some(&d) = memo.get(&key) {
+        return (d, false);
+    }
+    let d = dag.add_node();
+    positions.push(pos);
+    memo.insert(key, d);
+    (d, true)
 }
 
 fn eval(nodes: &mut [Node], id: usize, rules: RuleSet, winner: Color) {
@@ -384,13 +400,10 @@ pub fn synthetic(line: &str, plies: u32) -> Proof {
         memo: &mut HashMap<([u8; 25], u32), usize>,
     ) -> usize {
         // Merged by position and depth: transpositions, never a cycle.
-        let key = (pos.pack().0, depth);
-        if let Some(&d) = memo.get(&key) {
+        let (d, new) = node_for((pos.pack().0, depth), pos, dag, positions, memo);
+        if !new {
             return d;
         }
-        let d = dag.add_node();
-        positions.push(pos);
-        memo.insert(key, d);
         if depth == plies || pos.outcome(RuleSet::International).is_some() {
             return d;
         }
@@ -453,12 +466,10 @@ pub fn prove_with_cli(line: &str, winner: Color) -> Proof {
         memo: &mut HashMap<[u8; 25], usize>,
     ) -> usize {
         let key = pos.pack().0;
-        if let Some(&d) = memo.get(&key) {
+        let (d, new) = node_for(key, pos, dag, positions, memo);
+        if !new {
             return d;
         }
-        let d = dag.add_node();
-        positions.push(pos);
-        memo.insert(key, d);
         if pos.outcome(RuleSet::International).is_some() {
             return d;
         }
