@@ -28,7 +28,7 @@ pub struct ExportArgs {
     rules: RuleSet,
     /// The winner (default: the side with a win record at the line or just
     /// after it).
-    #[arg(long, value_parser = parse_color)]
+    #[arg(long)]
     winner: Option<Color>,
     /// The file to write.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
@@ -39,14 +39,6 @@ pub struct ExportArgs {
     /// The line from the start position (UCI or SAN); it becomes the
     /// file's prolog.
     moves: Vec<String>,
-}
-
-fn parse_color(s: &str) -> Result<Color, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "white" | "w" => Ok(Color::White),
-        "black" | "b" => Ok(Color::Black),
-        _ => Err(format!("unknown side {s:?}: expected white or black")),
-    }
 }
 
 fn store_rules(r: RuleSet) -> store::Rules {
