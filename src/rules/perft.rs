@@ -10,6 +10,13 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     match depth {
         0 => 1,
         1 => pos.count_legal_moves() as u64,
+        2 => {
+            let mut list = MoveList::new();
+            pos.legal_moves_into(&mut list);
+            list.iter()
+                .map(|&m| pos.play_unhashed(m).count_legal_moves() as u64)
+                .sum()
+        }
         _ => {
             let mut list = MoveList::new();
             pos.legal_moves_into(&mut list);

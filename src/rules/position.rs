@@ -231,6 +231,21 @@ impl Position {
     /// the position in an unspecified but memory-safe state.
     #[inline]
     pub fn play_unchecked(&mut self, m: Move) {
+        self.apply::<true>(m);
+    }
+
+    /// Plays a move without updating the Zobrist hash, for counting
+    /// (perft's last ply) where the child's identity is never asked for.
+    /// The hash of the result is stale.
+    #[inline(always)]
+    pub(crate) fn play_unhashed(&self, m: Move) -> Position {
+        let mut p = *self;
+        p.apply::<false>(m);
+        p
+    }
+
+    #[inline(always)]
+    fn apply<const HASH: bool>(&mut self, m: Move) {
         let us = self.turn.index();
         let them = 1 - us;
         let from = m.from().index();
@@ -240,7 +255,9 @@ impl Position {
         let to_bit = 1u64 << to;
         let mut h = self.hash;
         if let Some(ep) = self.ep.take() {
-            h ^= zobrist::ep_file(ep.file());
+            if HASH {
+                h ^= zobrist::ep_file(ep.file());
+            }
         }
         self.halfmoves += 1;
         if m.is_capture() {
@@ -250,7 +267,9 @@ impl Position {
                 let cap_bit = 1u64 << cap;
                 self.by_color[them] ^= cap_bit;
                 self.by_role[0] ^= cap_bit;
-                h ^= zobrist::piece(them, 0, cap);
+                if HASH {
+                    h ^= zobrist::piece(them, 0, cap);
+                }
             } else {
                 // Find the captured role.
                 let mut r = 0;
@@ -259,18 +278,24 @@ impl Position {
                 }
                 self.by_color[them] ^= to_bit;
                 self.by_role[r] ^= to_bit;
-                h ^= zobrist::piece(them, r, to);
+                if HASH {
+                    h ^= zobrist::piece(them, r, to);
+                }
             }
         }
         self.by_color[us] ^= from_bit | to_bit;
         self.by_role[role] ^= from_bit;
-        h ^= zobrist::piece(us, role, from);
+        if HASH {
+            h ^= zobrist::piece(us, role, from);
+        }
         let new_role = match m.promotion() {
             Some(p) => p.index(),
             None => role,
         };
         self.by_role[new_role] ^= to_bit;
-        h ^= zobrist::piece(us, new_role, to);
+        if HASH {
+            h ^= zobrist::piece(us, new_role, to);
+        }
         if role == 0 {
             self.halfmoves = 0;
             if to ^ from == 16 {
@@ -280,7 +305,9 @@ impl Position {
                 let their_pawns = self.by_color[them] & self.by_role[0];
                 if attacks::PAWN[us][ep] & their_pawns != 0 {
                     self.ep = Some(Square::from_index_unchecked(ep as u32));
-                    h ^= zobrist::ep_file((ep & 7) as u32);
+                    if HASH {
+                        h ^= zobrist::ep_file((ep & 7) as u32);
+                    }
                 }
             }
         }
@@ -288,8 +315,12 @@ impl Position {
             self.fullmoves += 1;
         }
         self.turn = !self.turn;
-        h ^= zobrist::BLACK_TO_MOVE;
-        self.hash = h;
+        if HASH {
+            h ^= zobrist::BLACK_TO_MOVE;
+        }
+        if HASH {
+            self.hash = h;
+        }
     }
 
     /// The position after a legal move.
