@@ -1,0 +1,293 @@
+//! The table file format (version 1).
+//!
+//! A file is a 128-byte header followed by one byte per index (see
+//! [`super::index`]). All integers are little-endian.
+//!
+//! | offset | size | field |
+//! |-------:|-----:|-------|
+//! | 0   | 8  | magic `APTABLE\0` |
+//! | 8   | 4  | format version (1) |
+//! | 12  | 1  | rules: 0 international, 1 FICS |
+//! | 13  | 1  | men |
+//! | 14  | 1  | symmetry mask (`0xff` pawnless, `0x03` with pawns) |
+//! | 15  | 1  | 0 |
+//! | 16  | 16 | material name (canonical, e.g. `KNvB`), ASCII, zero-padded |
+//! | 32  | 8  | entries (bytes of data) |
+//! | 40  | 8  | checksum of the data |
+//! | 48  | 8  | wins (used entries, either side to move) |
+//! | 56  | 8  | losses |
+//! | 64  | 8  | draws |
+//! | 72  | 8  | unused entries |
+//! | 80  | 2  | longest win (plies) |
+//! | 82  | 2  | longest loss (plies) |
+//! | 84  | 36 | 0 |
+//! | 120 | 8  | checksum of bytes 0..120 |
+//!
+//! Entry byte, value for the side to move: `0` draw (or unused index),
+//! `1 + 2n` win in `n` plies, `2 + 2n` loss in `n` plies (`n` <= 126).
+//!
+//! Checksum: FNV-1a over 64-bit little-endian words (the tail zero-padded
+//! to a word), starting from the FNV-64 offset basis, then the length in
+//! bytes mixed in the same way.
+
+use super::TableError;
+use super::index::Layout;
+use super::material::Material;
+use crate::rules::RuleSet;
+use memmap2::Mmap;
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// File magic.
+pub const MAGIC: &[u8; 8] = b"APTABLE\0";
+/// Format version written and read.
+pub const FORMAT_VERSION: u32 = 1;
+/// Header size in bytes.
+pub const HEADER_LEN: usize = 128;
+
+/// FNV-1a over 64-bit words; see the module docs.
+pub fn checksum(bytes: &[u8]) -> u64 {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        h = (h ^ u64::from_le_bytes(c.try_into().unwrap())).wrapping_mul(PRIME);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(PRIME);
+    }
+    (h ^ bytes.len() as u64).wrapping_mul(PRIME)
+}
+
+/// The counts kept in a header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Used entries won by the side to move.
+    pub wins: u64,
+    /// Used entries lost by the side to move.
+    pub losses: u64,
+    /// Used entries drawn.
+    pub draws: u64,
+    /// Unused indices.
+    pub unused: u64,
+    /// Longest win in plies.
+    pub longest_win: u16,
+    /// Longest loss in plies.
+    pub longest_loss: u16,
+}
+
+/// A table header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Rule set.
+    pub rules: RuleSet,
+    /// Material, canonical.
+    pub material: Material,
+    /// Entries.
+    pub entries: u64,
+    /// Checksum of the data.
+    pub checksum: u64,
+    /// Counts.
+    pub stats: Stats,
+}
+
+impl Header {
+    fn to_bytes(&self, layout: &Layout) -> [u8; HEADER_LEN] {
+        let mut b = [0u8; HEADER_LEN];
+        b[0..8].copy_from_slice(MAGIC);
+        b[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        b[12] = self.rules.code();
+        b[13] = layout.men as u8;
+        b[14] = layout.sym_mask;
+        let name = self.material.to_string();
+        b[16..16 + name.len()].copy_from_slice(name.as_bytes());
+        b[32..40].copy_from_slice(&self.entries.to_le_bytes());
+        b[40..48].copy_from_slice(&self.checksum.to_le_bytes());
+        b[48..56].copy_from_slice(&self.stats.wins.to_le_bytes());
+        b[56..64].copy_from_slice(&self.stats.losses.to_le_bytes());
+        b[64..72].copy_from_slice(&self.stats.draws.to_le_bytes());
+        b[72..80].copy_from_slice(&self.stats.unused.to_le_bytes());
+        b[80..82].copy_from_slice(&self.stats.longest_win.to_le_bytes());
+        b[82..84].copy_from_slice(&self.stats.longest_loss.to_le_bytes());
+        let h = checksum(&b[..120]);
+        b[120..128].copy_from_slice(&h.to_le_bytes());
+        b
+    }
+
+    fn from_bytes(b: &[u8], path: &Path) -> Result<Header, TableError> {
+        let bad = |what: &str| TableError::BadFile {
+            path: path.to_path_buf(),
+            reason: what.to_string(),
+        };
+        if b.len() < HEADER_LEN {
+            return Err(bad("shorter than the 128-byte header"));
+        }
+        if &b[0..8] != MAGIC {
+            return Err(bad("not an antiproof table (bad magic)"));
+        }
+        let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+        let version = u32::from_le_bytes(b[8..12].try_into().unwrap());
+        if version != FORMAT_VERSION {
+            return Err(bad(&format!(
+                "format version {version}, this program reads {FORMAT_VERSION}"
+            )));
+        }
+        if checksum(&b[..120]) != u64_at(120) {
+            return Err(bad("header checksum mismatch"));
+        }
+        let rules = RuleSet::from_code(b[12]).ok_or_else(|| bad("unknown rule set code"))?;
+        let name_end = b[16..32].iter().position(|&c| c == 0).unwrap_or(16);
+        let name = std::str::from_utf8(&b[16..16 + name_end]).map_err(|_| bad("material name"))?;
+        let material: Material = name.parse().map_err(|_| bad("material name"))?;
+        Ok(Header {
+            rules,
+            material,
+            entries: u64_at(32),
+            checksum: u64_at(40),
+            stats: Stats {
+                wins: u64_at(48),
+                losses: u64_at(56),
+                draws: u64_at(64),
+                unused: u64_at(72),
+                longest_win: u16::from_le_bytes(b[80..82].try_into().unwrap()),
+                longest_loss: u16::from_le_bytes(b[82..84].try_into().unwrap()),
+            },
+        })
+    }
+}
+
+/// The file name of a table: `<MATERIAL>.<rules>.apt`, e.g.
+/// `KNvB.international.apt`.
+pub fn file_name(material: &Material, rules: RuleSet) -> String {
+    format!("{}.{}.apt", material.canonical(), rules.name())
+}
+
+/// The path of a table in a directory.
+pub fn table_path(dir: &Path, material: &Material, rules: RuleSet) -> PathBuf {
+    dir.join(file_name(material, rules))
+}
+
+enum Data {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+/// One table, read from its file (memory-mapped) or just built.
+pub struct Table {
+    /// Index layout.
+    pub layout: Layout,
+    /// Header.
+    pub header: Header,
+    data: Data,
+}
+
+impl Table {
+    /// A table from built data.
+    pub fn from_data(layout: Layout, rules: RuleSet, data: Vec<u8>, stats: Stats) -> Table {
+        let header = Header {
+            rules,
+            material: layout.material,
+            entries: data.len() as u64,
+            checksum: checksum(&data),
+            stats,
+        };
+        Table {
+            layout,
+            header,
+            data: Data::Owned(data),
+        }
+    }
+
+    /// The entry bytes.
+    #[inline(always)]
+    pub fn bytes(&self) -> &[u8] {
+        match &self.data {
+            Data::Mapped(m) => &m[HEADER_LEN..],
+            Data::Owned(v) => v,
+        }
+    }
+
+    /// The entry byte at an index.
+    #[inline(always)]
+    pub fn get(&self, index: u64) -> u8 {
+        self.bytes()[index as usize]
+    }
+
+    /// Writes the table to `path` (through a temporary file and a rename,
+    /// so a reader never sees half a table).
+    pub fn write(&self, path: &Path) -> Result<(), TableError> {
+        let io = |e: std::io::Error| TableError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        };
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).map_err(io)?;
+        }
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        {
+            let mut f = File::create(&tmp).map_err(io)?;
+            f.write_all(&self.header.to_bytes(&self.layout)).map_err(io)?;
+            f.write_all(self.bytes()).map_err(io)?;
+        }
+        fs::rename(&tmp, path).map_err(io)?;
+        Ok(())
+    }
+
+    /// Opens a table file, memory-mapped, checking magic, version, header
+    /// checksum, size, and (if `check_data`) the data checksum.
+    pub fn open(path: &Path, check_data: bool) -> Result<Table, TableError> {
+        let io = |e: std::io::Error| TableError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        };
+        let f = File::open(path).map_err(io)?;
+        // SAFETY: table files are written once through a rename and never
+        // modified in place; a concurrent truncation by another program
+        // would be a misuse of the cache directory.
+        let map = unsafe { Mmap::map(&f) }.map_err(io)?;
+        let header = Header::from_bytes(&map, path)?;
+        let layout = Layout::new(&header.material);
+        let bad = |what: String| TableError::BadFile {
+            path: path.to_path_buf(),
+            reason: what,
+        };
+        if header.entries != layout.size() || map.len() as u64 != HEADER_LEN as u64 + layout.size() {
+            return Err(bad(format!(
+                "size mismatch: {} bytes of data for {} entries of {}",
+                map.len().saturating_sub(HEADER_LEN),
+                layout.size(),
+                header.material
+            )));
+        }
+        if check_data && checksum(&map[HEADER_LEN..]) != header.checksum {
+            return Err(bad("data checksum mismatch".into()));
+        }
+        Ok(Table {
+            layout,
+            header,
+            data: Data::Mapped(map),
+        })
+    }
+
+    /// Whether the data matches the header's checksum.
+    pub fn checksum_ok(&self) -> bool {
+        checksum(self.bytes()) == self.header.checksum
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checksum_sees_every_byte_and_the_length() {
+        let a = checksum(b"hello world");
+        assert_ne!(a, checksum(b"hello worle"));
+        assert_ne!(checksum(b"ab"), checksum(b"ab\0"));
+        assert_eq!(a, checksum(b"hello world"));
+    }
+}
