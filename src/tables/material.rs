@@ -291,6 +291,6 @@ mod tests {
             .map(|m| m.to_string())
             .collect();
         s.sort();
-        assert_eq!(s, ["BvK", "KvK", "NvK", "QvK", "RvK"]);
+        assert_eq!(s, ["KvB", "KvK", "KvN", "KvQ", "KvR"]);
     }
 }
