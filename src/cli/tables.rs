@@ -4,7 +4,7 @@
 use super::{EXIT_NO, EXIT_OK};
 use crate::rules::{Color, Piece, Position, Role, RuleSet, Square};
 use crate::tables::certify::{self, CertifyError};
-use crate::tables::{BuildEvent, MAX_MEN, Material, Tables, Value};
+use crate::tables::{BuildEvent, MAX_MEN, Material, TableSet, Tables, Value};
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use std::collections::BTreeSet;
@@ -212,8 +212,13 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
     let mut positions = 0u64;
     for (_, _, name, m) in &all {
         let t = tables.table(m)?;
+        let mut set = vec![(*m, t.clone())];
+        for d in m.successors() {
+            set.push((d, tables.table(&d)?));
+        }
+        let set = TableSet(set);
         let t0 = Instant::now();
-        match certify::certify(&t, &tables) {
+        match certify::certify(&t, &set) {
             Ok(c) => {
                 positions += c.positions;
                 writeln!(

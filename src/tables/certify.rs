@@ -237,9 +237,18 @@ fn best_over_moves<S: TableSource>(
     rules: RuleSet,
     src: &S,
 ) -> Result<(Value, u64), TableError> {
-    let moves = pos.legal_moves();
+    best_of(pos, &pos.legal_moves(), rules, src)
+}
+
+/// The best value over the given moves of a position.
+fn best_of<S: TableSource>(
+    pos: &Antichess,
+    moves: &shakmaty::MoveList,
+    rules: RuleSet,
+    src: &S,
+) -> Result<(Value, u64), TableError> {
     let mut best: Option<Value> = None;
-    for m in &moves {
+    for m in moves {
         let mut child = pos.clone();
         child.play_unchecked(m.clone());
         let v = successor_value(&child, rules, src)?.after_move();
@@ -260,13 +269,14 @@ fn expected_value<S: TableSource>(
     if pos.us().is_empty() {
         return Ok((Value::Win(0), 0));
     }
-    if pos.legal_moves().is_empty() {
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
         return Ok((no_move_value(pos, rules), 0));
     }
     if pos.is_insufficient_material() {
         return Ok((Value::Draw, 0));
     }
-    best_over_moves(pos, rules, src)
+    best_of(pos, &moves, rules, src)
 }
 
 /// The checker's probe: the value of a shakmaty antichess position for the

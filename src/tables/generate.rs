@@ -30,6 +30,7 @@ use crate::rules::{Color, MoveList, Piece, Position, Role, RuleSet, Square};
 use rayon::prelude::*;
 
 const UNKNOWN: u8 = 255;
+const UNUSED: u8 = 254;
 const FLAG_OUT_DRAW: u8 = 1;
 const FLAG_OUT_WIN: u8 = 2;
 /// Longest distance a byte holds.
@@ -55,14 +56,15 @@ fn slot_pieces(layout: &Layout) -> Vec<Piece> {
         .collect()
 }
 
-/// The rules position of a square list.
+/// The rules position of a square list (no en passant). Its Zobrist hash
+/// lacks the side-to-move key: these positions are only generated from
+/// and never hashed.
+#[inline]
 pub(crate) fn position_of(pieces: &[Piece], p: &Squares) -> Position {
-    let turn = Color::ALL[p.stm];
-    let mut pos = Position::empty(turn);
+    let mut pos = Position::empty(Color::ALL[p.stm]);
     for (i, &pc) in pieces.iter().enumerate() {
         pos.put(Square::from_index_unchecked(p.sq[i] as u32), pc);
     }
-    pos.finish_setup(turn, None);
     pos
 }
 
@@ -121,7 +123,7 @@ pub fn run<S: TableSource + Sync>(
                 let index = (ci * CH + k) as u64;
                 let (sq, used) = layout.decode(index);
                 if !used {
-                    val[k] = 0;
+                    val[k] = UNUSED;
                     continue;
                 }
                 let pos = position_of(&pieces, &sq);
@@ -139,8 +141,12 @@ pub fn run<S: TableSource + Sync>(
                 let mut out_draw = false;
                 let mut loss_max: u16 = 0;
                 for &m in moves.iter() {
-                    let child = pos.play(m);
-                    if !m.is_capture() && m.promotion().is_none() && child.ep_square().is_none() {
+                    let inside = !m.is_capture()
+                        && m.promotion().is_none()
+                        && (m.role() != Role::Pawn
+                            || m.from().index().abs_diff(m.to().index()) != 16
+                            || pos.play(m).ep_square().is_none());
+                    if inside {
                         let mut c = sq;
                         c.stm = 1 - sq.stm;
                         let from = m.from().index() as u8;
@@ -148,7 +154,7 @@ pub fn run<S: TableSource + Sync>(
                         c.sq[j] = m.to().index() as u8;
                         kids.push(layout.encode(&c) as u32);
                     } else {
-                        match value_of(&child, rules, deps)?.after_move() {
+                        match value_of(&pos.play(m), rules, deps)?.after_move() {
                             Value::Win(n) => out_win = Some(out_win.map_or(n, |w| w.min(n))),
                             Value::Draw => out_draw = true,
                             Value::Loss(n) => loss_max = loss_max.max(n),
@@ -234,7 +240,7 @@ pub fn run<S: TableSource + Sync>(
         let next = (level + 1) as u16;
         for c in current {
             let v = Value::from_byte(val[c as usize]);
-            let (sq, _) = layout.decode(c as u64);
+            let sq = layout.squares(c as u64);
             predecessors(layout, &pieces, &sq, &mut preds);
             for &p in &preds {
                 let p = p as usize;
@@ -263,7 +269,12 @@ pub fn run<S: TableSource + Sync>(
 
     // 3. Draws, and the counts.
     let mut stats = Stats::default();
-    for (i, v) in val.iter_mut().enumerate() {
+    for v in val.iter_mut() {
+        if *v == UNUSED {
+            *v = 0;
+            stats.unused += 1;
+            continue;
+        }
         if *v == UNKNOWN {
             *v = 0;
         }
@@ -276,16 +287,23 @@ pub fn run<S: TableSource + Sync>(
                 stats.losses += 1;
                 stats.longest_loss = stats.longest_loss.max(n);
             }
-            Value::Draw => {
-                if layout.decode(i as u64).1 {
-                    stats.draws += 1;
-                } else {
-                    stats.unused += 1;
-                }
-            }
+            Value::Draw => stats.draws += 1,
         }
     }
     Ok(Generated { data: val, stats })
+}
+
+/// The squares a man attacks (captures onto, if an enemy stands there).
+#[inline(always)]
+fn attacks_of(p: Piece, sq: usize, occ: u64) -> u64 {
+    match p.role {
+        Role::Pawn => attacks::PAWN[p.color.index()][sq],
+        Role::Knight => attacks::KNIGHT[sq],
+        Role::Bishop => attacks::bishop(sq, occ),
+        Role::Rook => attacks::rook(sq, occ),
+        Role::Queen => attacks::queen(sq, occ),
+        Role::King => attacks::KING[sq],
+    }
 }
 
 /// The distinct table indices of the positions from which a quiet,
@@ -295,8 +313,12 @@ fn predecessors(layout: &Layout, pieces: &[Piece], c: &Squares, out: &mut Vec<u3
     let them = 1 - c.stm;
     let mut occ = 0u64;
     let mut stm_pawns = 0u64;
+    let mut stm_men = 0u64;
     for j in 0..layout.men {
         occ |= 1 << c.sq[j];
+        if pieces[j].color.index() == c.stm {
+            stm_men |= 1 << c.sq[j];
+        }
         if pieces[j].role == Role::Pawn && pieces[j].color.index() == c.stm {
             stm_pawns |= 1 << c.sq[j];
         }
@@ -341,13 +363,20 @@ fn predecessors(layout: &Layout, pieces: &[Piece], c: &Squares, out: &mut Vec<u3
         while b != 0 {
             let from = b.trailing_zeros() as u8;
             b &= b - 1;
+            // The mover must have had no capture (captures are compulsory).
+            let occ_p = (occ & !(1u64 << t)) | (1u64 << from);
+            let captures = (0..layout.men).any(|k| {
+                pieces[k].color.index() == them && {
+                    let s = if k == j { from } else { c.sq[k] } as usize;
+                    attacks_of(pieces[k], s, occ_p) & stm_men != 0
+                }
+            });
+            if captures {
+                continue;
+            }
             let mut p = *c;
             p.stm = them;
             p.sq[j] = from;
-            let pos = position_of(pieces, &p);
-            if pos.has_capture() {
-                continue;
-            }
             out.push(layout.encode(&p) as u32);
         }
     }

@@ -104,16 +104,25 @@ fn subset_number(sorted: &[u8]) -> u64 {
 /// The sorted k-subset with colex number `x`.
 #[inline]
 fn subset_of(mut x: u64, k: usize, out: &mut [u8]) {
+    if k == 1 {
+        out[0] = x as u8;
+        return;
+    }
     let mut hi = 64usize;
     for i in (0..k).rev() {
-        // Largest a < hi with C(a, i+1) <= x.
-        let mut a = hi - 1;
-        while BINOM[a][i + 1] > x {
-            a -= 1;
+        // Largest a < hi with C(a, i+1) <= x, by binary search.
+        let (mut lo, mut up) = (i, hi - 1);
+        while lo < up {
+            let mid = (lo + up + 1) / 2;
+            if BINOM[mid][i + 1] <= x {
+                lo = mid;
+            } else {
+                up = mid - 1;
+            }
         }
-        out[i] = a as u8;
-        x -= BINOM[a][i + 1];
-        hi = a;
+        out[i] = lo as u8;
+        x -= BINOM[lo][i + 1];
+        hi = lo;
     }
 }
 
@@ -332,6 +341,18 @@ impl Layout {
     /// orbit.
     #[inline]
     pub fn decode(&self, index: u64) -> (Squares, bool) {
+        let p = self.squares(index);
+        let mut occ = 0u64;
+        for &s in &p.sq[..self.men] {
+            occ |= 1 << s;
+        }
+        let used = occ.count_ones() as usize == self.men && self.encode(&p) == index;
+        (p, used)
+    }
+
+    /// The squares of an index (each group ascending), used or not.
+    #[inline]
+    pub fn squares(&self, index: u64) -> Squares {
         let stm = (index / self.half) as usize;
         let rem = index % self.half;
         let ln = (rem / self.rest) as usize;
@@ -354,12 +375,7 @@ impl Layout {
                 p.sq[g.start + i] = g.undom(t[i]);
             }
         }
-        let mut occ = 0u64;
-        for &s in &p.sq[..self.men] {
-            occ |= 1 << s;
-        }
-        let used = occ.count_ones() as usize == self.men && self.encode(&p) == index;
-        (p, used)
+        p
     }
 }
 

@@ -34,6 +34,7 @@ pub use format::{Stats, Table};
 pub use index::Layout;
 pub use material::Material;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -243,8 +244,9 @@ pub trait TableSource {
     -> Result<R, TableError>;
 }
 
-/// A fixed set of loaded tables (the dependencies of a generation).
-pub struct TableSet(pub HashMap<Material, Arc<Table>>);
+/// A fixed set of loaded tables (the dependencies of a generation; a
+/// short list, searched linearly).
+pub struct TableSet(pub Vec<(Material, Arc<Table>)>);
 
 impl TableSource for TableSet {
     fn with_table<R>(
@@ -252,8 +254,8 @@ impl TableSource for TableSet {
         material: &Material,
         f: impl FnOnce(&Table) -> R,
     ) -> Result<R, TableError> {
-        match self.0.get(material) {
-            Some(t) => Ok(f(t)),
+        match self.0.iter().find(|(m, _)| m == material) {
+            Some((_, t)) => Ok(f(t)),
             None => Err(TableError::Missing {
                 material: material.to_string(),
                 rules: RuleSet::International,
@@ -316,12 +318,33 @@ pub fn value_of<S: TableSource>(
     })
 }
 
+/// A hasher for material keys (one `u64`): a multiply and a shift.
+#[derive(Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        let h = (self.0 ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = h ^ (h >> 29);
+    }
+}
+
+type TableMap = HashMap<u64, (Material, Arc<Table>), BuildHasherDefault<KeyHasher>>;
+
 /// A directory of tables for one rule set, loaded on first use.
 pub struct Tables {
     dir: PathBuf,
     rules: RuleSet,
     build: bool,
-    loaded: RwLock<HashMap<Material, Arc<Table>>>,
+    loaded: RwLock<TableMap>,
     /// Serialises building.
     building: Mutex<()>,
 }
@@ -361,7 +384,7 @@ impl Tables {
             dir: dir.as_ref().to_path_buf(),
             rules,
             build: false,
-            loaded: RwLock::new(HashMap::new()),
+            loaded: RwLock::new(TableMap::default()),
             building: Mutex::new(()),
         }
     }
@@ -391,7 +414,7 @@ impl Tables {
 
     /// The loaded tables, by canonical material.
     pub fn loaded(&self) -> Vec<Material> {
-        let mut v: Vec<Material> = self.loaded.read().unwrap().keys().copied().collect();
+        let mut v: Vec<Material> = self.loaded.read().unwrap().values().map(|e| e.0).collect();
         v.sort_by_key(|m| m.to_string());
         v
     }
@@ -409,7 +432,7 @@ impl Tables {
         report: &mut dyn FnMut(&BuildEvent),
     ) -> Result<Arc<Table>, TableError> {
         let m = material.canonical();
-        if let Some(t) = self.loaded.read().unwrap().get(&m) {
+        if let Some((_, t)) = self.loaded.read().unwrap().get(&m.key()) {
             return Ok(t.clone());
         }
         let path = self.path(&m);
@@ -422,7 +445,7 @@ impl Tables {
                 });
             }
             let t = Arc::new(t);
-            self.loaded.write().unwrap().insert(m, t.clone());
+            self.loaded.write().unwrap().insert(m.key(), (m, t.clone()));
             return Ok(t);
         }
         if !self.build {
@@ -432,12 +455,12 @@ impl Tables {
                 path,
             });
         }
-        let mut deps = HashMap::new();
+        let mut deps = Vec::new();
         for d in m.successors() {
-            deps.insert(d, self.table_reporting(&d, report)?);
+            deps.push((d, self.table_reporting(&d, report)?));
         }
         let _guard = self.building.lock().unwrap();
-        if let Some(t) = self.loaded.read().unwrap().get(&m) {
+        if let Some((_, t)) = self.loaded.read().unwrap().get(&m.key()) {
             return Ok(t.clone());
         }
         let start = std::time::Instant::now();
@@ -454,7 +477,7 @@ impl Tables {
             seconds: start.elapsed().as_secs_f64(),
             path,
         });
-        self.loaded.write().unwrap().insert(m, t.clone());
+        self.loaded.write().unwrap().insert(m.key(), (m, t.clone()));
         Ok(t)
     }
 
@@ -506,18 +529,18 @@ impl TableSource for NoBuild<'_> {
         f: impl FnOnce(&Table) -> R,
     ) -> Result<R, TableError> {
         let m = material.canonical();
-        if let Some(t) = self.0.loaded.read().unwrap().get(&m) {
+        if let Some((_, t)) = self.0.loaded.read().unwrap().get(&m.key()) {
             return Ok(f(t));
         }
         let t = Tables {
             build: false,
             dir: self.0.dir.clone(),
             rules: self.0.rules,
-            loaded: RwLock::new(HashMap::new()),
+            loaded: RwLock::new(TableMap::default()),
             building: Mutex::new(()),
         }
         .table(&m)?;
-        self.0.loaded.write().unwrap().insert(m, t.clone());
+        self.0.loaded.write().unwrap().insert(m.key(), (m, t.clone()));
         Ok(f(&t))
     }
 }
