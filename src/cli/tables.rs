@@ -104,7 +104,10 @@ fn parse_materials(names: &[String]) -> anyhow::Result<Vec<Material>> {
     for n in names {
         let m: Material = n.parse()?;
         if m.men() > MAX_MEN {
-            bail!("material {n} has {} men; tables cover at most {MAX_MEN}", m.men());
+            bail!(
+                "material {n} has {} men; tables cover at most {MAX_MEN}",
+                m.men()
+            );
         }
         v.push(m.canonical());
     }

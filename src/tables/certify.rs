@@ -22,6 +22,8 @@
 //! Positions where an en-passant capture is legal are not table positions;
 //! they are valued one ply ahead here too.
 
+#![allow(clippy::needless_range_loop)] // square lists are indexed by slot
+
 use super::index::{Layout, MAX_MEN, Squares};
 use super::material::Material;
 use super::{Table, TableError, TableSource, Value};
@@ -250,7 +252,7 @@ fn best_of<S: TableSource>(
     let mut best: Option<Value> = None;
     for m in moves {
         let mut child = pos.clone();
-        child.play_unchecked(m.clone());
+        child.play_unchecked(*m);
         let v = successor_value(&child, rules, src)?.after_move();
         if best.is_none_or(|b| v.score() > b.score()) {
             best = Some(v);

@@ -230,7 +230,8 @@ impl Table {
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         {
             let mut f = File::create(&tmp).map_err(io)?;
-            f.write_all(&self.header.to_bytes(&self.layout)).map_err(io)?;
+            f.write_all(&self.header.to_bytes(&self.layout))
+                .map_err(io)?;
             f.write_all(self.bytes()).map_err(io)?;
         }
         fs::rename(&tmp, path).map_err(io)?;
@@ -255,7 +256,8 @@ impl Table {
             path: path.to_path_buf(),
             reason: what,
         };
-        if header.entries != layout.size() || map.len() as u64 != HEADER_LEN as u64 + layout.size() {
+        if header.entries != layout.size() || map.len() as u64 != HEADER_LEN as u64 + layout.size()
+        {
             return Err(bad(format!(
                 "size mismatch: {} bytes of data for {} entries of {}",
                 map.len().saturating_sub(HEADER_LEN),

@@ -22,6 +22,8 @@
 //! Identical and symmetric children are counted once per table index on
 //! both passes, so the counters match.
 
+#![allow(clippy::needless_range_loop)] // square lists are indexed by slot
+
 use super::format::Stats;
 use super::index::{Layout, MAX_MEN, Squares};
 use super::{TableError, TableSource, Value, value_of};

@@ -30,6 +30,8 @@
 //! Indices whose squares overlap, or that are not the smallest of their
 //! orbit, are *unused*: they hold 0 and are never probed.
 
+#![allow(clippy::needless_range_loop)] // square lists are indexed by slot
+
 use super::material::{Material, SIGNATURE_ORDER};
 
 /// Square maps of the 8 symmetries: bit 2 transposes (file <-> rank), then
@@ -113,7 +115,7 @@ fn subset_of(mut x: u64, k: usize, out: &mut [u8]) {
         // Largest a < hi with C(a, i+1) <= x, by binary search.
         let (mut lo, mut up) = (i, hi - 1);
         while lo < up {
-            let mid = (lo + up + 1) / 2;
+            let mid = (lo + up).div_ceil(2);
             if BINOM[mid][i + 1] <= x {
                 lo = mid;
             } else {
@@ -227,7 +229,10 @@ impl Layout {
                 }
             }
         }
-        assert!(start <= MAX_MEN && !groups.is_empty(), "material {material} too large");
+        assert!(
+            start <= MAX_MEN && !groups.is_empty(),
+            "material {material} too large"
+        );
         let sym_mask = if material.pawns() > 0 { 0b11 } else { 0xff };
         let lead = groups[0];
         let n_lead = binom(lead.domain(), lead.count);

@@ -80,7 +80,11 @@ impl Material {
 
     /// The stored orientation of this material.
     pub fn canonical(&self) -> Material {
-        if self.is_canonical() { *self } else { self.flip() }
+        if self.is_canonical() {
+            *self
+        } else {
+            self.flip()
+        }
     }
 
     /// Whether both sides have at least one man (the game is not over).
@@ -277,10 +281,7 @@ mod tests {
     fn successors_are_smaller_or_have_fewer_pawns() {
         for m in Material::all_up_to(4) {
             for s in m.successors() {
-                assert!(
-                    (s.men(), s.pawns()) < (m.men(), m.pawns()),
-                    "{m} -> {s}"
-                );
+                assert!((s.men(), s.pawns()) < (m.men(), m.pawns()), "{m} -> {s}");
             }
         }
         let mut s: Vec<String> = "KvP"

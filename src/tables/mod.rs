@@ -34,8 +34,8 @@ pub use format::{Stats, Table};
 pub use index::Layout;
 pub use material::Material;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -240,8 +240,11 @@ impl std::error::Error for TableError {
 /// Something that hands out tables by canonical material.
 pub trait TableSource {
     /// Runs `f` on the table of `material` (canonical).
-    fn with_table<R>(&self, material: &Material, f: impl FnOnce(&Table) -> R)
-    -> Result<R, TableError>;
+    fn with_table<R>(
+        &self,
+        material: &Material,
+        f: impl FnOnce(&Table) -> R,
+    ) -> Result<R, TableError>;
 }
 
 /// A fixed set of loaded tables (the dependencies of a generation; a
@@ -372,7 +375,10 @@ impl Tables {
             return PathBuf::from(x).join("antiproof").join("tables");
         }
         if let Some(h) = std::env::var_os("HOME").filter(|x| !x.is_empty()) {
-            return PathBuf::from(h).join(".cache").join("antiproof").join("tables");
+            return PathBuf::from(h)
+                .join(".cache")
+                .join("antiproof")
+                .join("tables");
         }
         PathBuf::from("antiproof-tables")
     }
@@ -540,7 +546,11 @@ impl TableSource for NoBuild<'_> {
             building: Mutex::new(()),
         }
         .table(&m)?;
-        self.0.loaded.write().unwrap().insert(m.key(), (m, t.clone()));
+        self.0
+            .loaded
+            .write()
+            .unwrap()
+            .insert(m.key(), (m, t.clone()));
         Ok(f(&t))
     }
 }
