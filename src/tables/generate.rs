@@ -218,7 +218,6 @@ pub fn run<S: TableSource + Sync>(
     }
 
     // 2. Backward pass.
-    let mut preds: Vec<u32> = Vec::with_capacity(256);
     let mut level: usize = 0;
     while level < buckets.len().max(tent.len()) {
         if level > MAX_DTW as usize {
@@ -240,29 +239,42 @@ pub fn run<S: TableSource + Sync>(
             Vec::new()
         };
         let next = (level + 1) as u16;
-        for c in current {
-            let v = Value::from_byte(val[c as usize]);
-            let sq = layout.squares(c as u64);
-            predecessors(layout, &pieces, &sq, &mut preds);
-            for &p in &preds {
-                let p = p as usize;
+        // Un-moves in parallel (read-only), then the updates in order.
+        const LOSS_BIT: u32 = 1 << 31;
+        for part in current.chunks(1 << 16) {
+            let found: Vec<Vec<u32>> = part
+                .par_chunks(1 << 10)
+                .map(|cs| {
+                    let mut preds: Vec<u32> = Vec::with_capacity(256);
+                    let mut found = Vec::with_capacity(cs.len() * 8);
+                    for &c in cs {
+                        let loss = matches!(Value::from_byte(val[c as usize]), Value::Loss(_));
+                        let sq = layout.squares(c as u64);
+                        predecessors(layout, &pieces, &sq, &mut preds);
+                        for &p in &preds {
+                            if val[p as usize] == UNKNOWN {
+                                found.push(if loss { p | LOSS_BIT } else { p });
+                            }
+                        }
+                    }
+                    found
+                })
+                .collect();
+            for &f in found.iter().flatten() {
+                let p = (f & !LOSS_BIT) as usize;
                 if val[p] != UNKNOWN {
                     continue;
                 }
-                match v {
-                    Value::Loss(_) => {
-                        val[p] = encode_value(Value::Win(next), layout)?;
-                        push(&mut buckets, next, p as u32);
+                if f & LOSS_BIT != 0 {
+                    val[p] = encode_value(Value::Win(next), layout)?;
+                    push(&mut buckets, next, p as u32);
+                } else {
+                    cnt[p] -= 1;
+                    if cnt[p] == 0 && flags[p] == 0 {
+                        let l = next.max(out_loss[p] as u16);
+                        val[p] = encode_value(Value::Loss(l), layout)?;
+                        push(&mut buckets, l, p as u32);
                     }
-                    Value::Win(_) => {
-                        cnt[p] -= 1;
-                        if cnt[p] == 0 && flags[p] == 0 {
-                            let l = next.max(out_loss[p] as u16);
-                            val[p] = encode_value(Value::Loss(l), layout)?;
-                            push(&mut buckets, l, p as u32);
-                        }
-                    }
-                    Value::Draw => unreachable!("draws are not queued"),
                 }
             }
         }
