@@ -308,6 +308,7 @@ fn a_wrong_entry_is_rejected_and_named() {
         layout,
         RuleSet::International,
         data,
+        Vec::new(),
         t.header.stats,
     ));
     let err = certify::certify(&bad, &TableSet(vec![(m, bad.clone())])).unwrap_err();

@@ -228,7 +228,7 @@ fn lookup<S: TableSource>(pos: &Antichess, src: &S) -> Result<Value, TableError>
     }
     src.with_table(&m.canonical(), |t| {
         let sq = squares(pos, &m, &t.layout);
-        Value::from_byte(t.get(t.layout.encode(&sq)))
+        t.value(t.layout.encode(&sq))
     })
 }
 
@@ -312,10 +312,10 @@ pub fn certify<S: TableSource + Sync>(table: &Table, src: &S) -> Result<Certifie
     let layout = &table.layout;
     let rules = table.header.rules;
     let name = layout.material.to_string();
-    if !table.checksum_ok() {
+    if !table.checksum_ok() || !table.overflow_ok() {
         return Err(CertifyError::Malformed {
             material: name,
-            reason: "data checksum mismatch".into(),
+            reason: "data checksum mismatch, or a malformed overflow list".into(),
         });
     }
     let pieces = layout.slot_pieces();
@@ -327,7 +327,7 @@ pub fn certify<S: TableSource + Sync>(table: &Table, src: &S) -> Result<Certifie
             let mut done = Certified::default();
             let mut stats = super::Stats::default();
             for index in ci * CH..((ci + 1) * CH).min(layout.size()) {
-                let stored = Value::from_byte(table.get(index));
+                let stored = table.value(index);
                 let (sq, used) = layout.decode(index);
                 if !used {
                     if table.get(index) != 0 {

@@ -20,15 +20,20 @@
 //! | 72  | 8  | unused entries |
 //! | 80  | 2  | longest win (plies) |
 //! | 82  | 2  | longest loss (plies) |
-//! | 84  | 36 | 0 |
+//! | 84  | 8  | overflow records |
+//! | 92  | 28 | 0 |
 //! | 120 | 8  | checksum of bytes 0..120 |
 //!
 //! Entry byte, value for the side to move: `0` draw (or unused index),
-//! `1 + 2n` win in `n` plies, `2 + 2n` loss in `n` plies (`n` <= 126).
+//! `1 + 2n` win in `n` plies, `2 + 2n` loss in `n` plies (`n` <= 126), and
+//! `255` (escape) for a longer distance: the value is then in the overflow
+//! list after the entries, 6-byte records (index `u32`, code `u16`) sorted
+//! by index, where the code is `1 + 2n` or `2 + 2n` as above.
 //!
-//! Checksum: FNV-1a over 64-bit little-endian words (the tail zero-padded
-//! to a word), starting from the FNV-64 offset basis, then the length in
-//! bytes mixed in the same way.
+//! Checksum (of everything after the header: entries and overflow list):
+//! FNV-1a over 64-bit little-endian words (the tail zero-padded to a word),
+//! starting from the FNV-64 offset basis, then the length in bytes mixed in
+//! the same way.
 
 use super::TableError;
 use super::index::Layout;
@@ -45,6 +50,10 @@ pub const MAGIC: &[u8; 8] = b"APTABLE\0";
 pub const FORMAT_VERSION: u32 = 1;
 /// Header size in bytes.
 pub const HEADER_LEN: usize = 128;
+/// The entry byte meaning "see the overflow list".
+pub const ESCAPE: u8 = 255;
+/// Bytes per overflow record: index (`u32`), then code (`u16`).
+pub const OVERFLOW_RECORD: usize = 6;
 
 /// FNV-1a over 64-bit words; see the module docs.
 pub fn checksum(bytes: &[u8]) -> u64 {
@@ -89,6 +98,8 @@ pub struct Header {
     pub material: Material,
     /// Entries.
     pub entries: u64,
+    /// Overflow records.
+    pub overflow: u64,
     /// Checksum of the data.
     pub checksum: u64,
     /// Counts.
@@ -113,6 +124,7 @@ impl Header {
         b[72..80].copy_from_slice(&self.stats.unused.to_le_bytes());
         b[80..82].copy_from_slice(&self.stats.longest_win.to_le_bytes());
         b[82..84].copy_from_slice(&self.stats.longest_loss.to_le_bytes());
+        b[84..92].copy_from_slice(&self.overflow.to_le_bytes());
         let h = checksum(&b[..120]);
         b[120..128].copy_from_slice(&h.to_le_bytes());
         b
@@ -147,6 +159,7 @@ impl Header {
             rules,
             material,
             entries: u64_at(32),
+            overflow: u64_at(84),
             checksum: u64_at(40),
             stats: Stats {
                 wins: u64_at(48),
@@ -182,16 +195,30 @@ pub struct Table {
     pub layout: Layout,
     /// Header.
     pub header: Header,
+    /// Entries, then the overflow list.
     data: Data,
 }
 
 impl Table {
-    /// A table from built data.
-    pub fn from_data(layout: Layout, rules: RuleSet, data: Vec<u8>, stats: Stats) -> Table {
+    /// A table from built data: one byte per entry, and the codes of the
+    /// entries holding [`ESCAPE`], sorted by index.
+    pub fn from_data(
+        layout: Layout,
+        rules: RuleSet,
+        mut data: Vec<u8>,
+        overflow: Vec<(u32, u16)>,
+        stats: Stats,
+    ) -> Table {
+        let entries = data.len() as u64;
+        for (i, c) in &overflow {
+            data.extend_from_slice(&i.to_le_bytes());
+            data.extend_from_slice(&c.to_le_bytes());
+        }
         let header = Header {
             rules,
             material: layout.material,
-            entries: data.len() as u64,
+            entries,
+            overflow: overflow.len() as u64,
             checksum: checksum(&data),
             stats,
         };
@@ -202,19 +229,90 @@ impl Table {
         }
     }
 
-    /// The entry bytes.
+    /// Everything after the header.
     #[inline(always)]
-    pub fn bytes(&self) -> &[u8] {
+    fn tail(&self) -> &[u8] {
         match &self.data {
             Data::Mapped(m) => &m[HEADER_LEN..],
             Data::Owned(v) => v,
         }
     }
 
+    /// The entry bytes.
+    #[inline(always)]
+    pub fn bytes(&self) -> &[u8] {
+        &self.tail()[..self.header.entries as usize]
+    }
+
+    /// The overflow list bytes.
+    pub fn overflow_bytes(&self) -> &[u8] {
+        &self.tail()[self.header.entries as usize..]
+    }
+
     /// The entry byte at an index.
     #[inline(always)]
     pub fn get(&self, index: u64) -> u8 {
-        self.bytes()[index as usize]
+        self.tail()[index as usize]
+    }
+
+    /// The value at an index, for the side to move.
+    #[inline(always)]
+    pub fn value(&self, index: u64) -> super::Value {
+        let b = self.get(index);
+        if b != ESCAPE {
+            return super::Value::from_byte(b);
+        }
+        let list = self.overflow_bytes();
+        let n = list.len() / OVERFLOW_RECORD;
+        let rec = |k: usize| {
+            let r = &list[k * OVERFLOW_RECORD..(k + 1) * OVERFLOW_RECORD];
+            (
+                u32::from_le_bytes(r[0..4].try_into().unwrap()) as u64,
+                u16::from_le_bytes(r[4..6].try_into().unwrap()),
+            )
+        };
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let (i, c) = rec(mid);
+            if i == index {
+                return super::Value::from_code(c as u32);
+            }
+            if i < index {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        // Not reachable in a table that passed `overflow_ok`.
+        super::Value::Draw
+    }
+
+    /// Whether the overflow list is well formed: sorted, one record per
+    /// escape byte, each code beyond the byte range.
+    pub fn overflow_ok(&self) -> bool {
+        let list = self.overflow_bytes();
+        if !list.len().is_multiple_of(OVERFLOW_RECORD) {
+            return false;
+        }
+        let escapes = self.bytes().iter().filter(|&&b| b == ESCAPE).count();
+        if escapes != list.len() / OVERFLOW_RECORD {
+            return false;
+        }
+        let mut last: Option<u64> = None;
+        for r in list.chunks_exact(OVERFLOW_RECORD) {
+            let i = u32::from_le_bytes(r[0..4].try_into().unwrap()) as u64;
+            let c = u16::from_le_bytes(r[4..6].try_into().unwrap());
+            if last.is_some_and(|l| l >= i)
+                || i >= self.header.entries
+                || self.get(i) != ESCAPE
+                || (c as u32) < ESCAPE as u32
+            {
+                return false;
+            }
+            last = Some(i);
+        }
+        true
     }
 
     /// Writes the table to `path` (through a temporary file and a rename,
@@ -232,7 +330,7 @@ impl Table {
             let mut f = File::create(&tmp).map_err(io)?;
             f.write_all(&self.header.to_bytes(&self.layout))
                 .map_err(io)?;
-            f.write_all(self.bytes()).map_err(io)?;
+            f.write_all(self.tail()).map_err(io)?;
         }
         fs::rename(&tmp, path).map_err(io)?;
         Ok(())
@@ -256,12 +354,13 @@ impl Table {
             path: path.to_path_buf(),
             reason: what,
         };
-        if header.entries != layout.size() || map.len() as u64 != HEADER_LEN as u64 + layout.size()
-        {
+        let expected = HEADER_LEN as u64 + layout.size() + header.overflow * OVERFLOW_RECORD as u64;
+        if header.entries != layout.size() || map.len() as u64 != expected {
             return Err(bad(format!(
-                "size mismatch: {} bytes of data for {} entries of {}",
+                "size mismatch: {} bytes after the header for {} entries and {} overflow records of {}",
                 map.len().saturating_sub(HEADER_LEN),
                 layout.size(),
+                header.overflow,
                 header.material
             )));
         }
@@ -277,13 +376,42 @@ impl Table {
 
     /// Whether the data matches the header's checksum.
     pub fn checksum_ok(&self) -> bool {
-        checksum(self.bytes()) == self.header.checksum
+        checksum(self.tail()) == self.header.checksum
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tables::Value;
+
+    #[test]
+    fn long_distances_go_to_the_overflow_list_and_survive_a_file() {
+        let m: Material = "KvK".parse().unwrap();
+        let layout = Layout::new(&m);
+        let mut data = vec![0u8; layout.size() as usize];
+        data[5] = ESCAPE;
+        data[9] = Value::Loss(3).to_byte().unwrap();
+        data[700] = ESCAPE;
+        let over = vec![
+            (5, Value::Win(200).code() as u16),
+            (700, Value::Loss(127).code() as u16),
+        ];
+        let t = Table::from_data(layout, RuleSet::Fics, data, over, Stats::default());
+        assert!(t.overflow_ok() && t.checksum_ok());
+        assert_eq!(t.value(5), Value::Win(200));
+        assert_eq!(t.value(9), Value::Loss(3));
+        assert_eq!(t.value(700), Value::Loss(127));
+        let dir = std::env::temp_dir().join(format!("antiproof-format-{}", std::process::id()));
+        let path = table_path(&dir, &m, RuleSet::Fics);
+        t.write(&path).unwrap();
+        let r = Table::open(&path, true).unwrap();
+        assert_eq!(r.header.overflow, 2);
+        assert_eq!(r.value(5), Value::Win(200));
+        assert_eq!(r.value(700), Value::Loss(127));
+        assert!(r.overflow_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn checksum_sees_every_byte_and_the_length() {

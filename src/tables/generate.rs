@@ -24,24 +24,27 @@
 
 #![allow(clippy::needless_range_loop)] // square lists are indexed by slot
 
-use super::format::Stats;
+use super::format::{ESCAPE, Stats};
 use super::index::{Layout, MAX_MEN, Squares};
 use super::{TableError, TableSource, Value, value_of};
 use crate::rules::attacks;
 use crate::rules::{Color, MoveList, Piece, Position, Role, RuleSet, Square};
 use rayon::prelude::*;
 
-const UNKNOWN: u8 = 255;
-const UNUSED: u8 = 254;
+const UNKNOWN: u16 = u16::MAX;
+const UNUSED: u16 = u16::MAX - 1;
 const FLAG_OUT_DRAW: u8 = 1;
 const FLAG_OUT_WIN: u8 = 2;
-/// Longest distance a byte holds.
-pub const MAX_DTW: u16 = 126;
+/// Longest distance a table holds (entries beyond 126 plies go to the
+/// overflow list).
+pub const MAX_DTW: u16 = 30_000;
 
 /// The result of a generation.
 pub struct Generated {
     /// Entry bytes.
     pub data: Vec<u8>,
+    /// Codes of the entries beyond a byte, by index.
+    pub overflow: Vec<(u32, u16)>,
     /// Counts.
     pub stats: Stats,
 }
@@ -86,10 +89,13 @@ pub(crate) fn squares_of(pos: &Position, layout: &Layout) -> Squares {
     p
 }
 
-fn encode_value(v: Value, layout: &Layout) -> Result<u8, TableError> {
-    v.to_byte().ok_or(TableError::DtwOverflow {
-        material: layout.material.to_string(),
-    })
+fn encode_value(v: Value, layout: &Layout) -> Result<u16, TableError> {
+    if v.dtw().unwrap_or(0) > MAX_DTW {
+        return Err(TableError::DtwOverflow {
+            material: layout.material.to_string(),
+        });
+    }
+    Ok(v.code() as u16)
 }
 
 /// Generates the table of `layout` under `rules`; every table one move
@@ -104,7 +110,7 @@ pub fn run<S: TableSource + Sync>(
     let pieces = slot_pieces(layout);
     let mut val = vec![UNKNOWN; size];
     let mut cnt = vec![0u8; size];
-    let mut out_loss = vec![0u8; size];
+    let mut out_loss = vec![0u16; size];
     let mut flags = vec![0u8; size];
     const CH: usize = 1 << 14;
 
@@ -185,7 +191,7 @@ pub fn run<S: TableSource + Sync>(
                         material: layout.material.to_string(),
                     });
                 }
-                out_loss[k] = loss_max as u8;
+                out_loss[k] = loss_max;
                 if out_draw {
                     flags[k] |= FLAG_OUT_DRAW;
                 }
@@ -248,7 +254,8 @@ pub fn run<S: TableSource + Sync>(
                     let mut preds: Vec<u32> = Vec::with_capacity(256);
                     let mut found = Vec::with_capacity(cs.len() * 8);
                     for &c in cs {
-                        let loss = matches!(Value::from_byte(val[c as usize]), Value::Loss(_));
+                        let loss =
+                            matches!(Value::from_code(val[c as usize] as u32), Value::Loss(_));
                         let sq = layout.squares(c as u64);
                         predecessors(layout, &pieces, &sq, &mut preds);
                         for &p in &preds {
@@ -271,7 +278,7 @@ pub fn run<S: TableSource + Sync>(
                 } else {
                     cnt[p] -= 1;
                     if cnt[p] == 0 && flags[p] == 0 {
-                        let l = next.max(out_loss[p] as u16);
+                        let l = next.max(out_loss[p]);
                         val[p] = encode_value(Value::Loss(l), layout)?;
                         push(&mut buckets, l, p as u32);
                     }
@@ -281,18 +288,29 @@ pub fn run<S: TableSource + Sync>(
         level += 1;
     }
 
-    // 3. Draws, and the counts.
+    // 3. Draws, the bytes and the counts.
     let mut stats = Stats::default();
-    for v in val.iter_mut() {
-        if *v == UNUSED {
-            *v = 0;
+    let mut data = Vec::with_capacity(size);
+    let mut overflow = Vec::new();
+    for (i, &v) in val.iter().enumerate() {
+        if v == UNUSED {
+            data.push(0);
             stats.unused += 1;
             continue;
         }
-        if *v == UNKNOWN {
-            *v = 0;
+        let value = if v == UNKNOWN {
+            Value::Draw
+        } else {
+            Value::from_code(v as u32)
+        };
+        match value.to_byte() {
+            Some(b) => data.push(b),
+            None => {
+                data.push(ESCAPE);
+                overflow.push((i as u32, value.code() as u16));
+            }
         }
-        match Value::from_byte(*v) {
+        match value {
             Value::Win(n) => {
                 stats.wins += 1;
                 stats.longest_win = stats.longest_win.max(n);
@@ -304,7 +322,11 @@ pub fn run<S: TableSource + Sync>(
             Value::Draw => stats.draws += 1,
         }
     }
-    Ok(Generated { data: val, stats })
+    Ok(Generated {
+        data,
+        overflow,
+        stats,
+    })
 }
 
 /// The squares a man attacks (captures onto, if an enemy stands there).

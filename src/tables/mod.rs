@@ -77,27 +77,43 @@ pub enum Value {
 }
 
 impl Value {
-    /// The entry byte: 0 draw, `1 + 2n` win in n, `2 + 2n` loss in n;
-    /// `None` beyond 126 plies.
-    pub fn to_byte(self) -> Option<u8> {
+    /// The value code: 0 draw, `1 + 2n` win in n, `2 + 2n` loss in n.
+    pub fn code(self) -> u32 {
         match self {
-            Value::Draw => Some(0),
-            Value::Win(n) if n <= generate::MAX_DTW => Some(1 + 2 * n as u8),
-            Value::Loss(n) if n <= generate::MAX_DTW => Some(2 + 2 * n as u8),
-            _ => None,
+            Value::Draw => 0,
+            Value::Win(n) => 1 + 2 * n as u32,
+            Value::Loss(n) => 2 + 2 * n as u32,
         }
     }
 
-    /// The value of an entry byte.
+    /// The value of a code.
+    #[inline(always)]
+    pub fn from_code(c: u32) -> Value {
+        if c == 0 {
+            Value::Draw
+        } else if c & 1 == 1 {
+            Value::Win(((c - 1) / 2) as u16)
+        } else {
+            Value::Loss(((c - 2) / 2) as u16)
+        }
+    }
+
+    /// The entry byte: the code if below 255 (distances up to 126 plies);
+    /// `None` beyond (such entries hold [`format::ESCAPE`] and their code
+    /// in the table's overflow list).
+    pub fn to_byte(self) -> Option<u8> {
+        let c = self.code();
+        if c < format::ESCAPE as u32 {
+            Some(c as u8)
+        } else {
+            None
+        }
+    }
+
+    /// The value of an entry byte below [`format::ESCAPE`].
     #[inline(always)]
     pub fn from_byte(b: u8) -> Value {
-        if b == 0 {
-            Value::Draw
-        } else if b & 1 == 1 {
-            Value::Win(((b - 1) / 2) as u16)
-        } else {
-            Value::Loss(((b - 2) / 2) as u16)
-        }
+        Value::from_code(b as u32)
     }
 
     /// Win, draw or loss.
@@ -218,7 +234,7 @@ impl fmt::Display for TableError {
             ),
             TableError::DtwOverflow { material } => write!(
                 f,
-                "table {material}: a distance exceeds {} plies, beyond the one-byte entry",
+                "table {material}: a distance exceeds {} plies",
                 generate::MAX_DTW
             ),
             TableError::WrongRules { path, found } => {
@@ -317,7 +333,7 @@ pub fn value_of<S: TableSource>(
     };
     src.with_table(&m.canonical(), |t| {
         let sq = generate::squares_of(&p, &t.layout);
-        Value::from_byte(t.get(t.layout.encode(&sq)))
+        t.value(t.layout.encode(&sq))
     })
 }
 
@@ -472,7 +488,7 @@ impl Tables {
         let start = std::time::Instant::now();
         let layout = Layout::new(&m);
         let g = generate::run(&layout, self.rules, &TableSet(deps))?;
-        let table = Table::from_data(layout, self.rules, g.data, g.stats);
+        let table = Table::from_data(layout, self.rules, g.data, g.overflow, g.stats);
         table.write(&path)?;
         drop(table);
         let t = Arc::new(Table::open(&path, false)?);
