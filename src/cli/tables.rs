@@ -4,7 +4,7 @@
 use super::{EXIT_NO, EXIT_OK};
 use crate::rules::{Color, Piece, Position, Role, RuleSet, Square};
 use crate::tables::certify::{self, CertifyError};
-use crate::tables::{BuildEvent, MAX_MEN, Material, TableSet, Tables, Value};
+use crate::tables::{BuildEvent, MAX_MEN, Material, TableError, TableSet, Tables, Value};
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use std::collections::BTreeSet;
@@ -214,9 +214,17 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
     let start = Instant::now();
     let mut positions = 0u64;
     for (_, _, name, m) in &all {
-        let t = tables.table(m)?;
+        let t = match tables.table(m) {
+            Ok(t) => t,
+            Err(e @ TableError::BadFile { .. }) => {
+                writeln!(out, "REJECTED {e}")?;
+                return Ok(EXIT_NO);
+            }
+            Err(e) => return Err(e.into()),
+        };
         let mut set = vec![(*m, t.clone())];
         for d in m.successors() {
+            // Smaller tables were certified (or rejected) before this one.
             set.push((d, tables.table(&d)?));
         }
         let set = TableSet(set);
