@@ -321,6 +321,45 @@ fn a_wrong_entry_is_rejected_and_named() {
     }
 }
 
+/// A 4-man table where double steps allow en passant (a pawn on each
+/// side), with every table it leads to (about 30 tables of 4 men; minutes):
+/// `cargo test --release --test tables_build -- --ignored kpvkp`.
+#[test]
+#[ignore]
+fn four_man_with_en_passant_kpvkp() {
+    let tables = small_tables(RuleSet::International);
+    let m: Material = "KPvKP".parse().unwrap();
+    tables.table(&m).unwrap();
+    let mut all = vec![m];
+    let mut i = 0;
+    while i < all.len() {
+        for d in all[i].successors() {
+            if !all.contains(&d) {
+                all.push(d);
+            }
+        }
+        i += 1;
+    }
+    for m in all.iter().filter(|m| m.men() == 4) {
+        certify_one(tables, m).unwrap_or_else(|e| panic!("{m}: {e}"));
+    }
+    // Black's d-pawn may step past White's e-pawn; the king is elsewhere.
+    for fen in [
+        "k7/3p4/8/4P3/8/8/8/7K b - - 0 1",
+        "k7/8/8/3pP3/8/8/8/7K w - d6 0 1",
+        "k7/8/8/8/3Pp3/8/8/7K b - d3 0 1",
+    ] {
+        let p = rules_pos(fen);
+        let v = tables.value(&p).unwrap();
+        let s = certify::probe_shakmaty(&shak(&p), RuleSet::International, tables).unwrap();
+        assert_eq!(v, s, "{fen}");
+        if v.dtw().is_some_and(|d| d <= 5) {
+            assert_eq!(search_value(&p, RuleSet::International, 5), v, "{fen}");
+        }
+    }
+    assert!(agree_with_search(tables, &[m], 6, 5) >= 3);
+}
+
 /// Every 4-man table under both rule sets: slow (about an hour per rule
 /// set on 2 cores), run by hand:
 /// `cargo test --release --test tables_build -- --ignored --nocapture`.
