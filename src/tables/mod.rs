@@ -364,6 +364,8 @@ pub struct Tables {
     rules: RuleSet,
     build: bool,
     loaded: RwLock<TableMap>,
+    /// Materials found missing by [`Tables::probe`] (not looked for again).
+    missing: RwLock<std::collections::HashSet<u64, BuildHasherDefault<KeyHasher>>>,
     /// Serialises building.
     building: Mutex<()>,
 }
@@ -407,6 +409,7 @@ impl Tables {
             rules,
             build: false,
             loaded: RwLock::new(TableMap::default()),
+            missing: RwLock::default(),
             building: Mutex::new(()),
         }
     }
@@ -520,8 +523,10 @@ impl Tables {
     }
 
     /// The prover's fast path: the value of a position with at most 4 men
-    /// from the tables, or `None` (more men, or a table not available).
-    /// Never builds, whatever the opening mode.
+    /// from the tables, or `None` (more men, or a table not available: a
+    /// table file found missing is not looked for again by this
+    /// `Tables`). Never builds, whatever the opening mode. Game ends and
+    /// en-passant positions are valued directly.
     pub fn probe(&self, pos: &Position) -> Option<Value> {
         if pos.men() > MAX_MEN {
             return None;
@@ -554,19 +559,28 @@ impl TableSource for NoBuild<'_> {
         if let Some((_, t)) = self.0.loaded.read().unwrap().get(&m.key()) {
             return Ok(f(t));
         }
-        let t = Tables {
-            build: false,
-            dir: self.0.dir.clone(),
-            rules: self.0.rules,
-            loaded: RwLock::new(TableMap::default()),
-            building: Mutex::new(()),
+        if self.0.missing.read().unwrap().contains(&m.key()) {
+            return Err(TableError::Missing {
+                material: m.to_string(),
+                rules: self.0.rules,
+                path: self.0.path(&m),
+            });
         }
-        .table(&m)?;
-        self.0
-            .loaded
-            .write()
-            .unwrap()
-            .insert(m.key(), (m, t.clone()));
+        let path = self.0.path(&m);
+        let t = match Table::open(&path, true) {
+            Ok(t) if t.header.rules == self.0.rules => Arc::new(t),
+            Ok(t) => {
+                return Err(TableError::WrongRules {
+                    path,
+                    found: t.header.rules,
+                });
+            }
+            Err(e) => {
+                self.0.missing.write().unwrap().insert(m.key());
+                return Err(e);
+            }
+        };
+        self.0.loaded.write().unwrap().insert(m.key(), (m, t.clone()));
         Ok(f(&t))
     }
 }
