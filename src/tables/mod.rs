@@ -580,7 +580,11 @@ impl TableSource for NoBuild<'_> {
                 return Err(e);
             }
         };
-        self.0.loaded.write().unwrap().insert(m.key(), (m, t.clone()));
+        self.0
+            .loaded
+            .write()
+            .unwrap()
+            .insert(m.key(), (m, t.clone()));
         Ok(f(&t))
     }
 }
