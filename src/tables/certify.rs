@@ -290,12 +290,16 @@ pub fn probe_shakmaty<S: TableSource>(
     rules: RuleSet,
     src: &S,
 ) -> Result<Value, TableError> {
-    if pos.us().is_empty() || pos.legal_moves().is_empty() {
-        return Ok(no_move_value(pos, rules));
+    if pos.us().is_empty() {
+        return Ok(Value::Win(0));
     }
     if pos.them().is_empty() {
-        // The side that just moved has no men: it has won.
+        // The side that just moved has no men: it has won (as in
+        // `rules::outcome`; cannot arise in play).
         return Ok(Value::Loss(0));
+    }
+    if pos.legal_moves().is_empty() {
+        return Ok(no_move_value(pos, rules));
     }
     if pos.is_insufficient_material() {
         return Ok(Value::Draw);
