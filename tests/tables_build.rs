@@ -265,15 +265,18 @@ fn four_man_tables_pawnless_and_with_pawns() {
     // Built next to the shared 3-man tables, which they need.
     let tables = small_tables(RuleSet::International);
     let dir = tables.dir().to_path_buf();
-    let materials: Vec<Material> = ["KKvKK", "KKKvP"]
+    let materials: Vec<Material> = ["KBNvK", "KKKvP"]
         .iter()
         .map(|s| s.parse().unwrap())
         .collect();
     for m in &materials {
         tables.table(m).unwrap();
     }
+    // KBNvK has wins longer than 126 plies: its overflow list is used.
+    let kbn = tables.table(&materials[0]).unwrap();
+    assert!(kbn.header.stats.longest_win > 126 && kbn.header.overflow > 0);
     for m in [
-        "KKvKK", "KKKvP", "KKKvQ", "KKKvR", "KKKvB", "KKKvN", "KKKvK",
+        "KBNvK", "KKKvP", "KKKvQ", "KKKvR", "KKKvB", "KKKvN", "KKKvK",
     ] {
         let m: Material = m.parse().unwrap();
         certify_one(tables, &m).unwrap_or_else(|e| panic!("{m}: {e}"));
