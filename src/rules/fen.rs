@@ -141,25 +141,16 @@ impl Position {
         let mut pos = Position::empty(turn);
         for (sq, p) in pieces {
             if pos.role_at(sq).is_some() {
-                return Err(FenError::new(
-                    FenField::Board,
-                    format!("two pieces on {sq}"),
-                ));
+                return Err(FenError::new(FenField::Board, format!("two pieces on {sq}")));
             }
             pos.put(sq, p);
         }
         if pos.by_role[0] & (RANK_1 | RANK_8) != 0 {
-            return Err(FenError::new(
-                FenField::Board,
-                "a pawn stands on the first or last rank",
-            ));
+            return Err(FenError::new(FenField::Board, "a pawn stands on the first or last rank"));
         }
         for c in Color::ALL {
             if pos.count(c) > 16 {
-                return Err(FenError::new(
-                    FenField::Board,
-                    format!("{c} has more than 16 pieces"),
-                ));
+                return Err(FenError::new(FenField::Board, format!("{c} has more than 16 pieces")));
             }
         }
         pos.finish_setup(turn, ep);
