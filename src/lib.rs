@@ -1,7 +1,14 @@
 //! antiproof: proves and certifies forced wins in antichess openings.
 //!
-//! Modules, one-way doors (see README.md):
+//! Modules and their one-way doors (see README.md):
 //! - [`rules`]: the project's own fast antichess rules (prover, tables).
+//! - [`search`]: the proof-number search; writes proofs through [`store`].
+//! - [`store`]: the proof store (redb), fixed-width versioned records.
+//! - [`wintree`]: the Watkins win-tree format, reader and writer.
+//! - [`check`]: the independent checker (shakmaty only, nothing of
+//!   `rules`, `search` or `tables`).
+//! - [`tables`]: endgame tables up to 4 men, certified with shakmaty.
+//! - [`web`], [`openings`]: browse, serve and the first-move table.
 //! - [`cli`]: the command line, a thin layer over the rest.
 pub mod check;
 pub mod cli;
@@ -9,5 +16,6 @@ pub mod openings;
 pub mod rules;
 pub mod search;
 pub mod store;
+pub mod tables;
 pub mod web;
 pub mod wintree;

@@ -1,16 +1,387 @@
-//! `antiproof tables`: Endgame tables up to 4 men: build, verify, probe (issue 6).
+//! `antiproof tables`: endgame tables up to 4 men: build, verify, probe,
+//! bench (issue 6). See docs/tables.md.
 
-use clap::Args;
+use super::{EXIT_NO, EXIT_OK};
+use crate::rules::{Color, Piece, Position, Role, RuleSet, Square};
+use crate::tables::certify::{self, CertifyError};
+use crate::tables::{BuildEvent, MAX_MEN, Material, TableError, TableSet, Tables, Value};
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand};
+use std::collections::BTreeSet;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::Instant;
 
 /// Arguments of `antiproof tables`.
 #[derive(Args, Debug)]
 pub struct TablesArgs {
-    /// Arguments (not implemented yet).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    rest: Vec<String>,
+    #[command(subcommand)]
+    command: TablesCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum TablesCommand {
+    /// Build tables (and the smaller ones they need) into the cache directory.
+    Build(BuildArgs),
+    /// Certify tables with shakmaty's move generation, entry by entry.
+    Verify(VerifyArgs),
+    /// The value of a position and of each of its moves.
+    Probe(ProbeArgs),
+    /// Probe rate on random positions of the built tables.
+    Bench(BenchArgs),
+}
+
+#[derive(Args, Debug)]
+struct Common {
+    /// Table directory (default: $XDG_CACHE_HOME/antiproof/tables or
+    /// ~/.cache/antiproof/tables).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Rule set: international or fics.
+    #[arg(long, default_value = "international")]
+    rules: RuleSet,
+}
+
+impl Common {
+    fn dir(&self) -> PathBuf {
+        self.dir.clone().unwrap_or_else(Tables::default_dir)
+    }
+}
+
+#[derive(Args, Debug)]
+struct BuildArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Build every material with up to this many men (2 to 4), when no
+    /// material is named.
+    #[arg(long, default_value_t = 4)]
+    men: u32,
+    /// Materials to build, e.g. KNvB PPvP (default: all up to --men).
+    materials: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+struct VerifyArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Materials to certify, with every table they lead to (default: every
+    /// table of the rule set in the directory).
+    materials: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+struct ProbeArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    /// The position (FEN or EPD), at most 4 men.
+    fen: String,
+}
+
+#[derive(Args, Debug)]
+struct BenchArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Random positions to probe.
+    #[arg(long, default_value_t = 1_000_000)]
+    probes: u64,
 }
 
 /// Runs `antiproof tables`.
-pub fn run(_args: TablesArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("`antiproof tables` is not implemented yet")
+pub fn run(args: TablesArgs) -> anyhow::Result<u8> {
+    match args.command {
+        TablesCommand::Build(a) => build(a),
+        TablesCommand::Verify(a) => verify(a),
+        TablesCommand::Probe(a) => probe(a),
+        TablesCommand::Bench(a) => bench(a),
+    }
+}
+
+fn parse_materials(names: &[String]) -> anyhow::Result<Vec<Material>> {
+    let mut v = Vec::new();
+    for n in names {
+        let m: Material = n.parse()?;
+        if m.men() > MAX_MEN {
+            bail!(
+                "material {n} has {} men; tables cover at most {MAX_MEN}",
+                m.men()
+            );
+        }
+        v.push(m.canonical());
+    }
+    Ok(v)
+}
+
+fn build(a: BuildArgs) -> anyhow::Result<u8> {
+    let materials = if a.materials.is_empty() {
+        if !(2..=MAX_MEN).contains(&a.men) {
+            bail!("--men {} is out of range: 2 to {MAX_MEN}", a.men);
+        }
+        Material::all_up_to(a.men)
+    } else {
+        parse_materials(&a.materials)?
+    };
+    let dir = a.common.dir();
+    let tables = Tables::open_building(&dir, a.common.rules);
+    let start = Instant::now();
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
+        "tables: {} material(s), rules {}, directory {}",
+        materials.len(),
+        a.common.rules,
+        dir.display()
+    )?;
+    let mut built = 0u64;
+    let mut bytes = 0u64;
+    let mut err = None;
+    for m in &materials {
+        let r = tables.build(m, &mut |e: &BuildEvent| {
+            built += 1;
+            bytes += e.entries;
+            let _ = writeln!(
+                io::stdout(),
+                "built {:<6} {:>10} entries  {:>9} wins {:>9} losses {:>9} draws  \
+                 longest win {:>3} loss {:>3}  {:.2}s",
+                e.material.to_string(),
+                e.entries,
+                e.stats.wins,
+                e.stats.losses,
+                e.stats.draws,
+                e.stats.longest_win,
+                e.stats.longest_loss,
+                e.seconds
+            );
+        });
+        if let Err(e) = r {
+            err = Some(e);
+            break;
+        }
+    }
+    writeln!(
+        out,
+        "built {built} table(s), {bytes} bytes of entries, in {:.1}s (rules {})",
+        start.elapsed().as_secs_f64(),
+        a.common.rules
+    )?;
+    if let Some(e) = err {
+        return Err(e.into());
+    }
+    Ok(EXIT_OK)
+}
+
+/// Every table file of a rule set in a directory.
+fn tables_in_dir(dir: &std::path::Path, rules: RuleSet) -> anyhow::Result<Vec<Material>> {
+    let suffix = format!(".{}.apt", rules.name());
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let name = e?.file_name().to_string_lossy().into_owned();
+        if let Some(m) = name.strip_suffix(&suffix)
+            && let Ok(m) = m.parse::<Material>()
+        {
+            v.push(m.canonical());
+        }
+    }
+    Ok(v)
+}
+
+fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
+    let dir = a.common.dir();
+    let rules = a.common.rules;
+    let roots = if a.materials.is_empty() {
+        tables_in_dir(&dir, rules)?
+    } else {
+        parse_materials(&a.materials)?
+    };
+    // The closure under successors, smallest first.
+    let mut all = BTreeSet::new();
+    let mut stack = roots;
+    while let Some(m) = stack.pop() {
+        if all.insert((m.men(), m.pawns(), m.to_string(), m)) {
+            stack.extend(m.successors());
+        }
+    }
+    let tables = Tables::open(&dir, rules);
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
+        "verifying {} table(s), rules {rules}, directory {}",
+        all.len(),
+        dir.display()
+    )?;
+    let start = Instant::now();
+    let mut positions = 0u64;
+    for (_, _, name, m) in &all {
+        let t = match tables.table(m) {
+            Ok(t) => t,
+            Err(e @ TableError::BadFile { .. }) => {
+                writeln!(out, "REJECTED {e}")?;
+                return Ok(EXIT_NO);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut set = vec![(*m, t.clone())];
+        for d in m.successors() {
+            // Smaller tables were certified (or rejected) before this one.
+            set.push((d, tables.table(&d)?));
+        }
+        let set = TableSet(set);
+        let t0 = Instant::now();
+        match certify::certify(&t, &set) {
+            Ok(c) => {
+                positions += c.positions;
+                writeln!(
+                    out,
+                    "ok {name:<6} {:>10} positions {:>11} moves  {:.2}s",
+                    c.positions,
+                    c.moves,
+                    t0.elapsed().as_secs_f64()
+                )?;
+            }
+            Err(CertifyError::Table(e)) => return Err(e.into()),
+            Err(e) => {
+                writeln!(out, "REJECTED {e}")?;
+                return Ok(EXIT_NO);
+            }
+        }
+    }
+    writeln!(
+        out,
+        "verified {} table(s), {positions} positions, in {:.1}s (rules {rules})",
+        all.len(),
+        start.elapsed().as_secs_f64()
+    )?;
+    Ok(EXIT_OK)
+}
+
+fn json_value(v: Value) -> serde_json::Value {
+    serde_json::json!({
+        "wdl": v.wdl().name(),
+        "dtw": v.dtw(),
+    })
+}
+
+fn probe(a: ProbeArgs) -> anyhow::Result<u8> {
+    let pos = Position::from_fen(&a.fen).with_context(|| format!("reading FEN {:?}", a.fen))?;
+    if pos.men() > MAX_MEN {
+        bail!(
+            "position {} has {} men; the tables cover at most {MAX_MEN}",
+            a.fen,
+            pos.men()
+        );
+    }
+    let rules = a.common.rules;
+    let tables = Tables::open_building(a.common.dir(), rules);
+    let value = tables.value(&pos)?;
+    let mut moves = Vec::new();
+    if pos.outcome(rules).is_none() {
+        for &m in pos.legal_moves().iter() {
+            let v = tables.value(&pos.play(m))?.after_move();
+            moves.push((m, v));
+        }
+    }
+    moves.sort_by_key(|&(m, v)| (-v.score(), m.uci().to_string()));
+    let mut out = io::stdout().lock();
+    if a.json {
+        let mv: Vec<serde_json::Value> = moves
+            .iter()
+            .map(|&(m, v)| {
+                let mut j = json_value(v);
+                j["uci"] = m.uci().to_string().into();
+                j
+            })
+            .collect();
+        let mut j = json_value(value);
+        j["fen"] = pos.to_fen().into();
+        j["rules"] = rules.name().into();
+        j["moves"] = mv.into();
+        writeln!(out, "{j}")?;
+    } else {
+        writeln!(out, "{}", pos.to_fen())?;
+        writeln!(
+            out,
+            "rules {rules}: {value} for {} (to move)",
+            pos.turn().name()
+        )?;
+        for (m, v) in &moves {
+            writeln!(out, "  {:<6} {v}", m.uci().to_string())?;
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+/// A small xorshift generator for the benchmark.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn bench(a: BenchArgs) -> anyhow::Result<u8> {
+    let dir = a.common.dir();
+    let rules = a.common.rules;
+    let materials = tables_in_dir(&dir, rules)?;
+    if materials.is_empty() {
+        bail!(
+            "no {rules} tables in {}: run `antiproof tables build` first",
+            dir.display()
+        );
+    }
+    let tables = Tables::open(&dir, rules);
+    for m in &materials {
+        tables.table(m)?;
+    }
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut positions = Vec::new();
+    while (positions.len() as u64) < a.probes.min(1_000_000) {
+        let m = materials[(rng.next() % materials.len() as u64) as usize];
+        let mut pieces = Vec::new();
+        for c in 0..2 {
+            for r in 0..6 {
+                for _ in 0..m.counts[c][r] {
+                    let sq = Square::new((rng.next() % 64) as u32).unwrap();
+                    pieces.push((
+                        sq,
+                        Piece {
+                            color: Color::ALL[c],
+                            role: Role::from_index(r).unwrap(),
+                        },
+                    ));
+                }
+            }
+        }
+        let turn = Color::ALL[(rng.next() & 1) as usize];
+        if let Ok(p) = Position::from_pieces(pieces, turn, None) {
+            positions.push(p);
+        }
+    }
+    let start = Instant::now();
+    let mut found = 0u64;
+    let mut wins = 0u64;
+    for i in 0..a.probes {
+        if let Some(v) = tables.probe(&positions[(i % positions.len() as u64) as usize]) {
+            found += 1;
+            if matches!(v, Value::Win(_)) {
+                wins += 1;
+            }
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    writeln!(
+        io::stdout(),
+        "{} probes of random positions over {} tables ({rules}): {found} answered, {wins} wins, \
+         {:.3}s, {:.0} probes/s",
+        a.probes,
+        materials.len(),
+        secs,
+        a.probes as f64 / secs
+    )?;
+    Ok(EXIT_OK)
 }

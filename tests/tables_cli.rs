@@ -1,0 +1,126 @@
+//! `antiproof tables` on the command line: probe (text and JSON), errors,
+//! build and verify of a small material.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn scratch(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tables-cli-{name}"));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn probe_json_gives_the_value_and_each_move_for_the_mover() {
+    let dir = scratch("probe");
+    let d = dir.to_str().unwrap();
+    // Black to move: both pawn moves force White's capture, after which
+    // Black has no men and wins.
+    let (code, out, err) = run(&[
+        "tables",
+        "probe",
+        "--dir",
+        d,
+        "--json",
+        "8/3p4/8/4P3/8/8/8/8 b - - 0 1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(j["wdl"], "win");
+    assert_eq!(j["dtw"], 2);
+    assert_eq!(j["rules"], "international");
+    let moves = j["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 2);
+    for m in moves {
+        assert_eq!(m["wdl"], "win");
+        assert_eq!(m["dtw"], 2);
+    }
+    // The table was built on demand and is reused.
+    assert!(dir.join("PvP.international.apt").exists());
+    let (code, out, _) = run(&[
+        "tables",
+        "probe",
+        "--dir",
+        d,
+        "8/3p4/8/4P3/8/8/8/8 b - - 0 1",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("win in 2 for black"), "{out}");
+    // A draw has a null distance.
+    let (code, out, _) = run(&[
+        "tables",
+        "probe",
+        "--dir",
+        d,
+        "--json",
+        "8/8/8/8/8/8/8/Bb6 w - - 0 1",
+    ]);
+    assert_eq!(code, 0);
+    let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(j["wdl"], "draw");
+    assert!(j["dtw"].is_null());
+}
+
+#[test]
+fn too_many_men_and_bad_input_are_errors() {
+    let dir = scratch("errors");
+    let d = dir.to_str().unwrap();
+    let (code, _, err) = run(&[
+        "tables",
+        "probe",
+        "--dir",
+        d,
+        "8/8/8/8/8/8/8/KKKKk3 w - - 0 1",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("5 men"), "{err}");
+    let (code, _, err) = run(&["tables", "probe", "--dir", d, "not a fen"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("FEN"), "{err}");
+    let (code, _, err) = run(&["tables", "build", "--dir", d, "KvX"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("KvX"), "{err}");
+    let (code, _, err) = run(&["tables", "verify", "--dir", d, "KQvK"]);
+    assert_eq!(code, 2, "a missing table cannot be verified");
+    assert!(err.contains("not built"), "{err}");
+}
+
+#[test]
+fn build_then_verify_a_small_material_under_fics() {
+    let dir = scratch("fics");
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = run(&["tables", "build", "--dir", d, "--rules", "fics", "KvP"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("built KvP"), "{out}");
+    let (code, out, err) = run(&["tables", "verify", "--dir", d, "--rules", "fics", "KvP"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("ok KvP"), "{out}");
+    // Corrupt one entry: the verifier names the position.
+    let path = dir.join("KvP.fics.apt");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let i = 128
+        + bytes[128..]
+            .iter()
+            .position(|&b| b != 0 && b % 2 == 1)
+            .unwrap();
+    bytes[i] += 2;
+    std::fs::write(&path, &bytes).unwrap();
+    let (code, out, err) = run(&["tables", "verify", "--dir", d, "--rules", "fics", "KvP"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("REJECTED") && out.contains("checksum"),
+        "{out}"
+    );
+}
