@@ -254,10 +254,10 @@ impl Position {
         let from_bit = 1u64 << from;
         let to_bit = 1u64 << to;
         let mut h = self.hash;
-        if let Some(ep) = self.ep.take() {
-            if HASH {
-                h ^= zobrist::ep_file(ep.file());
-            }
+        if let Some(ep) = self.ep.take()
+            && HASH
+        {
+            h ^= zobrist::ep_file(ep.file());
         }
         self.halfmoves += 1;
         if m.is_capture() {
