@@ -70,6 +70,7 @@ struct Summary {
     tt_bytes: u64,
     peak_memory_bytes: Option<u64>,
     time_s: f64,
+    cpu_s: Option<f64>,
     rules: String,
     root_fen: String,
     line: Vec<String>,
@@ -180,6 +181,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         tt_bytes: report.tt_bytes,
         peak_memory_bytes: read_status_kb("VmHWM:").map(|k| k * 1024),
         time_s: secs,
+        cpu_s: cpu_seconds(),
         rules: rules.to_string(),
         root_fen: pos.to_fen(),
         line: line_san,
@@ -242,7 +244,10 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
             s.tt_bytes as f64 / 1e6
         )?;
     }
-    writeln!(out, "time:            {:.3} s", s.time_s)?;
+    match s.cpu_s {
+        Some(c) => writeln!(out, "time:            {:.3} s ({c:.3} s CPU)", s.time_s)?,
+        None => writeln!(out, "time:            {:.3} s", s.time_s)?,
+    }
     writeln!(out, "rules:           {}", s.rules)?;
     writeln!(out, "root FEN:        {}", s.root_fen)?;
     writeln!(out, "revision:        {}", s.revision)?;
@@ -315,6 +320,18 @@ fn parse_memory(s: &str) -> anyhow::Result<usize> {
         bail!("--memory {s:?} is too small (at least 64K)");
     }
     Ok(bytes as usize)
+}
+
+/// User plus system CPU time of this process so far.
+fn cpu_seconds() -> Option<f64> {
+    // SAFETY: getrusage writes into the zeroed struct we own.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_SELF is always valid.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return None;
+    }
+    let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+    Some(t(ru.ru_utime) + t(ru.ru_stime))
 }
 
 /// A field of /proc/self/status in kB.
@@ -462,7 +479,7 @@ fn ladder(args: &ProveArgs) -> anyhow::Result<u8> {
     let mut out = io::stdout().lock();
     writeln!(
         out,
-        "rung  line       result      time s    nodes         nodes/s   proof pos  depth  peak MB  store B/pos | anchor s  ratio  anchor nodes  anchor proof"
+        "rung  line       result      time s   CPU s      nodes     nodes/s  proof pos  depth  peak MB  B/node  store B/pos | anchor s  ratio  CPU ratio  anchor nodes  anchor proof"
     )?;
     let mut worst = super::EXIT_OK;
     for n in rungs {
@@ -506,16 +523,27 @@ fn ladder(args: &ProveArgs) -> anyhow::Result<u8> {
         } else {
             0.0
         };
-        let (anchor, ratio) = match rung.anchor_s {
-            Some(a) => (format!("{a:>8.3}"), format!("{:>6.2}", t / a)),
-            None => ("       -".into(), "     -".into()),
+        let cpu = f("cpu_s");
+        let (anchor, ratio, cpu_ratio) = match rung.anchor_s {
+            Some(a) => (
+                format!("{a:>8.3}"),
+                format!("{:>5.2}", t / a),
+                format!("{:>9.2}", cpu / a),
+            ),
+            None => ("       -".into(), "    -".into(), "        -".into()),
+        };
+        let nodes = f("nodes");
+        let per_node = if nodes > 0.0 {
+            f("peak_memory_bytes") / nodes
+        } else {
+            0.0
         };
         writeln!(
             out,
-            "{n:>4}  {:<9}  {:<9}  {t:>8.3}  {:>11}  {:>10.0}  {:>9}  {:>5}  {:>7.1}  {:>11.1} | {anchor}  {ratio}  {:>12}  {:>12}",
+            "{n:>4}  {:<9}  {:<9}  {t:>7.2}  {cpu:>6.2}  {:>9}  {:>10.0}  {:>9}  {:>5}  {:>7.1}  {per_node:>6.1}  {:>11.1} | {anchor}  {ratio}  {cpu_ratio}  {:>12}  {:>12}",
             rung.line,
             v["result"].as_str().unwrap_or("?"),
-            f("nodes") as u64,
+            nodes as u64,
             f("nodes_per_second"),
             proof as u64,
             f("proof_depth") as u64,

@@ -139,6 +139,10 @@ impl Default for Config {
     }
 }
 
+/// Proofs up to this many positions (by the records' estimate) are walked
+/// in the store after proving, for exact size and depth figures.
+pub const WALK_LIMIT: u64 = 20_000_000;
+
 /// A progress report, about once a second.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
@@ -178,11 +182,12 @@ pub struct ProveReport {
     pub nodes: u64,
     /// Child positions generated.
     pub generated: u64,
-    /// Distinct positions in the proof (game ends included; positions
-    /// under reused stored records counted by their records' sizes).
+    /// Distinct positions in the proof, game ends included (exact, from a
+    /// walk of the stored proof, up to [`WALK_LIMIT`] positions; beyond it an
+    /// upper bound from the records' sizes).
     pub proof_positions: u64,
-    /// Longest line of the proof in plies (to a game end or a stored
-    /// position).
+    /// Longest line of the proof in plies (exact when the proof was walked;
+    /// else not counting below positions stored by earlier runs).
     pub proof_depth: u32,
     /// Records written to the store in this run.
     pub records_written: u64,
@@ -276,7 +281,9 @@ fn eps(v: u32) -> u32 {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum ExKind {
     Terminal,
-    Stored(u64),
+    /// A position stored before: proof size, and proof depth when it was
+    /// stored in this run (else 0).
+    Stored(u64, u32),
     Win(u16),
     Loss,
 }
@@ -308,8 +315,11 @@ pub struct Prover<'s> {
     prover: Color,
     tt: Tt,
     store: Option<&'s Store>,
-    /// Zobrist hash of stored positions -> whether the side to move wins.
-    stored: ZMap<bool>,
+    /// Zobrist hash of stored positions -> proof size << 1 | 1 if the side
+    /// to move wins.
+    stored: ZMap<u64>,
+    /// Zobrist hash of positions stored in this run -> depth of their proof.
+    depths: ZMap<u32>,
     path: Vec<PathEntry>,
     kids: Vec<Kid>,
     nodes: u64,
@@ -345,7 +355,7 @@ impl<'s> Prover<'s> {
             let reader = s.reader()?;
             reader.for_each(store_rules(config.rules), |k, r| {
                 if let Ok(p) = Position::unpack(&crate::rules::PackedPosition(*k)) {
-                    stored.insert(p.zobrist(), r.verdict == Verdict::Win);
+                    stored.insert(p.zobrist(), stored_value(&r));
                 }
                 Ok(())
             })?;
@@ -357,6 +367,7 @@ impl<'s> Prover<'s> {
             tt: Tt::with_bytes(config.tt_bytes),
             store,
             stored,
+            depths: ZMap::default(),
             path: Vec::with_capacity(1024),
             kids: Vec::with_capacity(1 << 14),
             nodes: 0,
@@ -435,6 +446,9 @@ impl<'s> Prover<'s> {
                 report.root_pn = INF;
                 report.root_dn = 0;
             }
+            if win_for_prover {
+                self.exact_figures(root, &mut report)?;
+            }
             report.elapsed = self.start.elapsed();
             return Ok(report);
         }
@@ -471,6 +485,9 @@ impl<'s> Prover<'s> {
                     ));
                 }
             }
+            if report.result == Verdict3::Proven {
+                self.exact_figures(root, &mut report)?;
+            }
         } else if dn == 0 {
             report.result = Verdict3::Disproven;
         }
@@ -479,6 +496,28 @@ impl<'s> Prover<'s> {
         report.records_written = self.written;
         report.elapsed = self.start.elapsed();
         Ok(report)
+    }
+
+    /// Replaces the proof's size and depth by exact figures from a walk of
+    /// the stored proof (which also checks that it closes), unless the proof
+    /// is too big to walk quickly.
+    fn exact_figures(&self, root: &Position, report: &mut ProveReport) -> Result<(), SearchError> {
+        let Some(store) = self.store else {
+            return Ok(());
+        };
+        if report.proof_positions > WALK_LIMIT {
+            return Ok(());
+        }
+        match walk_proof(store, self.rules, root, self.prover)? {
+            Some((positions, depth)) => {
+                report.proof_positions = positions;
+                report.proof_depth = depth;
+                Ok(())
+            }
+            None => Err(SearchError::Extraction(
+                "the stored proof does not close".into(),
+            )),
+        }
     }
 
     fn check_limits(&mut self) {
@@ -573,9 +612,13 @@ impl<'s> Prover<'s> {
             return t;
         }
         if !self.stored.is_empty()
-            && let Some(&win) = self.stored.get(&z)
+            && let Some(&v) = self.stored.get(&z)
         {
-            return if win == or { (0, INF, 1) } else { (INF, 0, 0) };
+            return if (v & 1 == 1) == or {
+                (0, INF, sat(v >> 1).max(1))
+            } else {
+                (INF, 0, 0)
+            };
         }
         if or {
             (1, n.max(1), 0)
@@ -698,7 +741,12 @@ impl<'s> Prover<'s> {
             TtValue { pn, dn, work }
         };
         self.tt.put(key, v);
-        if pn == 0 && !self.extracting && size >= self.checkpoint_size && self.store.is_some() {
+        if pn == 0
+            && !self.extracting
+            && !is_root
+            && size >= self.checkpoint_size
+            && self.store.is_some()
+        {
             self.checkpoint(pos, key);
         }
         (pn, dn, size)
@@ -794,7 +842,8 @@ impl<'s> Prover<'s> {
         let or = pos.turn() == self.prover;
         if let Some(rec) = self.stored_record(pos)? {
             let win = (rec.verdict == Verdict::Win) == or;
-            return Ok(win.then(|| self.new_leaf(pos, packed, ExKind::Stored(rec.size))));
+            let depth = self.depths.get(&pos.zobrist()).copied().unwrap_or(0);
+            return Ok(win.then(|| self.new_leaf(pos, packed, ExKind::Stored(rec.size, depth))));
         }
         let idx = self.ex_nodes.len() as u32;
         self.ex_nodes.push(ExNode {
@@ -848,9 +897,9 @@ impl<'s> Prover<'s> {
                     0
                 } else if child.outcome(self.rules) == Some(Outcome::Win(self.prover)) {
                     0
-                } else if let Some(&win) = self.stored.get(&z) {
-                    if win == (child.turn() == self.prover) {
-                        1
+                } else if let Some(&v) = self.stored.get(&z) {
+                    if (v & 1 == 1) == (child.turn() == self.prover) {
+                        sat(v >> 1)
                     } else {
                         continue;
                     }
@@ -936,6 +985,10 @@ impl<'s> Prover<'s> {
         // Depths in completion order (children finish first).
         for &i in &self.ex_finished {
             let node = &self.ex_nodes[i as usize];
+            if let ExKind::Stored(_, d) = node.kind {
+                depth[i as usize] = d;
+                continue;
+            }
             depth[i as usize] = node
                 .children
                 .iter()
@@ -951,7 +1004,7 @@ impl<'s> Prover<'s> {
         let mut budget: u64 = 400_000_000;
         for (round, &i) in self.ex_finished.iter().enumerate() {
             let node = &self.ex_nodes[i as usize];
-            if let ExKind::Stored(s) = node.kind {
+            if let ExKind::Stored(s, _) = node.kind {
                 size[i as usize] = s.max(1);
                 continue;
             }
@@ -972,7 +1025,7 @@ impl<'s> Prover<'s> {
             while let Some(j) = stack.pop() {
                 let nj = &self.ex_nodes[j as usize];
                 count += match nj.kind {
-                    ExKind::Stored(s) => s.max(1),
+                    ExKind::Stored(s, _) => s.max(1),
                     _ => 1,
                 };
                 for &c in &nj.children {
@@ -993,7 +1046,7 @@ impl<'s> Prover<'s> {
         stack.push(root);
         seen[root as usize] = true;
         let mut written = 0u64;
-        let mut new_stored: Vec<(u64, bool)> = Vec::new();
+        let mut new_stored: Vec<(u64, u64, u32)> = Vec::new();
         while let Some(j) = stack.pop() {
             let node = &self.ex_nodes[j as usize];
             let rec = match node.kind {
@@ -1013,7 +1066,7 @@ impl<'s> Prover<'s> {
             };
             if let Some(r) = rec {
                 batch.push((node.packed, r));
-                new_stored.push((node.z, r.verdict == Verdict::Win));
+                new_stored.push((node.z, stored_value(&r), depth[j as usize]));
             }
             for &c in &node.children {
                 if !seen[c as usize] {
@@ -1034,8 +1087,9 @@ impl<'s> Prover<'s> {
         }
         written += batch.len() as u64;
         if self.store.is_some() {
-            for (z, w) in new_stored {
-                self.stored.insert(z, w);
+            for (z, v, d) in new_stored {
+                self.stored.insert(z, v);
+                self.depths.insert(z, d);
             }
         }
         self.written += written;
@@ -1050,6 +1104,102 @@ impl<'s> Prover<'s> {
             },
         })
     }
+}
+
+/// Walks the stored proof of `root` (the winner to win) and returns its
+/// exact number of distinct positions (game ends included) and its depth in
+/// plies. `Ok(None)` if the store does not hold a closed proof (a record
+/// missing or saying otherwise, an illegal move, a leaf not won, a cycle).
+pub fn walk_proof(
+    store: &Store,
+    rules: RuleSet,
+    root: &Position,
+    winner: Color,
+) -> Result<Option<(u64, u32)>, StoreError> {
+    let reader = store.reader()?;
+    let srules = store_rules(rules);
+    // Key -> None while on the path, Some(depth) when done.
+    let mut seen: HashMap<Key, Option<u32>> = HashMap::new();
+    struct Frame {
+        key: Key,
+        kids: Vec<Position>,
+        depth: u32,
+    }
+    // Returns Err(()) on a broken proof, Ok(Some(frame)) to descend, Ok(None)
+    // for a game end (recorded done).
+    let open = |pos: &Position,
+                seen: &mut HashMap<Key, Option<u32>>|
+     -> Result<Result<Option<Frame>, ()>, StoreError> {
+        let key = pos.pack().0;
+        if let Some(o) = pos.outcome(rules) {
+            if o != Outcome::Win(winner) {
+                return Ok(Err(()));
+            }
+            seen.insert(key, Some(0));
+            return Ok(Ok(None));
+        }
+        let Some(rec) = reader.get(srules, &key)? else {
+            return Ok(Err(()));
+        };
+        let moves = pos.legal_moves();
+        let kids = if pos.turn() == winner {
+            if rec.verdict != Verdict::Win {
+                return Ok(Err(()));
+            }
+            match moves.iter().find(|m| m.watkins_code() == rec.mv) {
+                Some(&m) => vec![pos.play(m)],
+                None => return Ok(Err(())),
+            }
+        } else {
+            if rec.verdict != Verdict::Loss {
+                return Ok(Err(()));
+            }
+            moves.iter().map(|&m| pos.play(m)).collect()
+        };
+        seen.insert(key, None);
+        Ok(Ok(Some(Frame {
+            key,
+            kids,
+            depth: 0,
+        })))
+    };
+    let mut stack: Vec<Frame> = Vec::new();
+    match open(root, &mut seen)? {
+        Err(()) => return Ok(None),
+        Ok(None) => return Ok(Some((1, 0))),
+        Ok(Some(f)) => stack.push(f),
+    }
+    let mut root_depth = 0;
+    while let Some(top) = stack.last_mut() {
+        match top.kids.pop() {
+            Some(c) => {
+                let ck = c.pack().0;
+                match seen.get(&ck) {
+                    Some(Some(d)) => top.depth = top.depth.max(d + 1),
+                    Some(None) => return Ok(None),
+                    None => match open(&c, &mut seen)? {
+                        Err(()) => return Ok(None),
+                        Ok(None) => top.depth = top.depth.max(1),
+                        Ok(Some(f)) => stack.push(f),
+                    },
+                }
+            }
+            None => {
+                let f = stack.pop().expect("non-empty");
+                seen.insert(f.key, Some(f.depth));
+                match stack.last_mut() {
+                    Some(p) => p.depth = p.depth.max(f.depth + 1),
+                    None => root_depth = f.depth,
+                }
+            }
+        }
+    }
+    Ok(Some((seen.len() as u64, root_depth)))
+}
+
+/// The filter's value of a record: proof size << 1 | 1 for a win.
+fn stored_value(r: &Record) -> u64 {
+    (r.size.min(u64::MAX >> 2) << 1) | (r.verdict == Verdict::Win) as u64
 }
 
 #[inline(always)]
