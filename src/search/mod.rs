@@ -259,22 +259,12 @@ fn sat(x: u64) -> u32 {
     if x >= INF as u64 { INF - 1 } else { x as u32 }
 }
 
-fn eps_num() -> u64 {
-    static E: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *E.get_or_init(|| {
-        std::env::var("AP_EPS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(4)
-    })
-}
-
 #[inline(always)]
 fn eps(v: u32) -> u32 {
     if v >= INF - 1 {
         INF
     } else {
-        sat(v as u64 + ((v as u64 * eps_num()) / 16).max(1))
+        sat(v as u64 + (v as u64 / 4).max(1))
     }
 }
 
@@ -644,8 +634,11 @@ impl<'s> Prover<'s> {
             let child = pos.play(m);
             let irr = m.is_irreversible();
             let z = child.zobrist();
-            let hc = child.has_capture();
-            let ckey = if irr || hc { z } else { mix(key, z) };
+            let ckey = if irr || child.has_capture() {
+                z
+            } else {
+                mix(key, z)
+            };
             self.tt.prefetch(ckey);
             self.kids.push(Kid {
                 pos: child,
@@ -683,12 +676,20 @@ impl<'s> Prover<'s> {
             let mut best = 0usize;
             let mut b1 = INF;
             let mut b2 = INF;
+            // Ties at OR nodes go to the child with the larger disproof
+            // number (measured: smaller proofs on rungs 5, 6 and 9).
+            let mut bo = 0;
             for (i, k) in self.kids[base..].iter().enumerate() {
-                let v = if or { k.pn } else { k.dn };
+                let (v, o) = if or { (k.pn, k.dn) } else { (k.dn, k.pn) };
                 if v < b1 {
                     b2 = b1;
                     b1 = v;
                     best = i;
+                    bo = o;
+                } else if v == b1 && or && o > bo {
+                    b2 = v;
+                    best = i;
+                    bo = o;
                 } else if v < b2 {
                     b2 = v;
                 }

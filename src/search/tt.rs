@@ -117,9 +117,7 @@ impl Slab {
             // SAFETY: the range lies inside the mapping just made; the advice
             // is only a hint and its failure is harmless.
             unsafe {
-                if std::env::var_os("AP_NOHUGE").is_none() {
-                    libc::madvise(aligned as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE);
-                }
+                libc::madvise(aligned as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE);
             }
             Slab {
                 ptr: aligned as *mut Bucket,
