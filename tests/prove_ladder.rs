@@ -27,7 +27,7 @@ fn prove(db: &Path, line: &str, winner: Option<Color>) -> Run {
             let (pos, _) = Position::startpos().play_line_str(&line).unwrap();
             let store = Store::open(&db).unwrap();
             let config = Config {
-                tt_bytes: 64 << 20,
+                tt_bytes: 1 << 30,
                 ..Config::default()
             };
             let winner = winner.unwrap_or(pos.turn());
@@ -118,4 +118,22 @@ fn a_side_that_cannot_win_is_disproven() {
     let r = prove(&db, "e3 d5 Qg4", Some(Color::Black));
     assert_eq!(r.result, Verdict3::Disproven);
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
+/// Rungs 8 to 10: seconds to minutes in the test profile; run with
+/// `cargo test --release --test prove_ladder -- --ignored`.
+#[test]
+#[ignore]
+fn rungs_8_to_10() {
+    for (name, line, winner) in [
+        ("r8", "e3 e5", Color::White),
+        ("r9", "Nc3", Color::Black),
+        ("r10", "e3 f5", Color::White),
+    ] {
+        let db = temp_db(name);
+        let r = prove(&db, line, None);
+        assert_eq!(r.result, Verdict3::Proven, "{line}");
+        assert_eq!(walk(&db, line, winner) as u64, r.positions, "{line}");
+        std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+    }
 }

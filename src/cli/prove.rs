@@ -140,12 +140,12 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
                         let rss = read_status_kb("VmRSS:").unwrap_or(0) / 1024;
                         let rate = p.nodes as f64 / p.elapsed.as_secs_f64().max(1e-9);
                         eprint!(
-                            "\r{:>12} nodes  {:>8.0} k nodes/s  root pn {} dn {}  tt {:.0}%  rss {} MB   ",
+                            "\r{:>12} nodes  {:>6.0} k nodes/s  root pn {} dn {}  table {} MB  rss {} MB   ",
                             p.nodes,
                             rate / 1e3,
                             fmt_pn(p.root_pn),
                             fmt_pn(p.root_dn),
-                            100.0 * p.tt_used as f64 / p.tt_capacity.max(1) as f64,
+                            p.tt_bytes >> 20,
                             rss
                         );
                     });

@@ -158,6 +158,8 @@ pub struct Progress {
     pub tt_used: u64,
     /// Table capacity in entries.
     pub tt_capacity: u64,
+    /// Bytes of the table in use (it grows up to the budget).
+    pub tt_bytes: u64,
 }
 
 /// How a run ended.
@@ -537,6 +539,7 @@ impl<'s> Prover<'s> {
                 root_dn: self.root_dn,
                 tt_used: self.tt.used(),
                 tt_capacity: self.tt.capacity(),
+                tt_bytes: self.tt.bytes_in_use(),
             };
             if let Some(f) = self.progress.as_mut() {
                 f(&p);
