@@ -242,7 +242,11 @@ impl Tt {
                 return Some(TtValue {
                     pn: e.pn,
                     dn: e.dn,
-                    work: 1u32 << e.work_log().min(31),
+                    // The largest power of two not above the work stored.
+                    work: match e.work_log() {
+                        0 => 0,
+                        l => 1u32 << (l - 1).min(31),
+                    },
                 });
             }
         }
