@@ -1,16 +1,256 @@
-//! `antiproof export`: Write a stored proof as a Watkins win-tree file (issue 4).
+//! `antiproof export`: write a stored proof as a Watkins win-tree file.
+//!
+//! Walks the store from the line's position with the project's own rules
+//! (this is not the trusted part: `antiproof verify --tree` checks the
+//! result independently): the stored move at the winner's positions, every
+//! legal move at the loser's, leaves at finished games and at positions of
+//! 4 men or fewer without a record (endgame tables). Transpositions are
+//! merged: each distinct position is written once.
 
+use super::{EXIT_NO, EXIT_OK};
+use crate::rules::{Color, Move, Position, RuleSet};
+use crate::store::{self, Record, Store, StoreReader, Verdict};
+use crate::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
+use anyhow::Context;
 use clap::Args;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
 
 /// Arguments of `antiproof export`.
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// Arguments (not implemented yet).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    rest: Vec<String>,
+    /// The proof store (default: antiproof.redb in the current directory).
+    #[arg(long, value_name = "PATH")]
+    db: Option<PathBuf>,
+    /// Rule set: international (lichess) or fics.
+    #[arg(long, default_value = "international")]
+    rules: RuleSet,
+    /// The winner (default: the side with a win record at the line or just
+    /// after it).
+    #[arg(long, value_parser = parse_color)]
+    winner: Option<Color>,
+    /// The file to write.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: PathBuf,
+    /// Write no subtree-size table.
+    #[arg(long)]
+    no_sizes: bool,
+    /// The line from the start position (UCI or SAN); it becomes the
+    /// file's prolog.
+    moves: Vec<String>,
+}
+
+fn parse_color(s: &str) -> Result<Color, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "white" | "w" => Ok(Color::White),
+        "black" | "b" => Ok(Color::Black),
+        _ => Err(format!("unknown side {s:?}: expected white or black")),
+    }
+}
+
+fn store_rules(r: RuleSet) -> store::Rules {
+    match r {
+        RuleSet::International => store::Rules::International,
+        RuleSet::Fics => store::Rules::Fics,
+    }
+}
+
+/// A stored proof that cannot be exported.
+#[derive(Debug)]
+struct Broken(String);
+
+struct Exporter<'r> {
+    reader: &'r StoreReader,
+    rules: RuleSet,
+    winner: Color,
+    dag: ProofDag,
+    ids: HashMap<[u8; 25], (usize, bool)>,
+    table_leaves: u64,
+    path: Vec<Move>,
+}
+
+impl Exporter<'_> {
+    fn get(&self, pos: &Position) -> anyhow::Result<Option<Record>> {
+        Ok(self.reader.get(store_rules(self.rules), &pos.pack().0)?)
+    }
+
+    fn visit(&mut self, pos: &Position) -> anyhow::Result<Result<usize, Broken>> {
+        let key = pos.pack().0;
+        if let Some(&(id, done)) = self.ids.get(&key) {
+            if !done {
+                return Ok(Err(Broken("the stored proof repeats a position".into())));
+            }
+            return Ok(Ok(id));
+        }
+        let id = self.dag.add_node();
+        self.ids.insert(key, (id, false));
+        let moves: Vec<Move> = if pos.outcome(self.rules).is_some() {
+            Vec::new()
+        } else if pos.turn() == self.winner {
+            match self.get(pos)? {
+                Some(Record {
+                    verdict: Verdict::Win,
+                    mv,
+                    ..
+                }) => {
+                    let legal = pos.legal_moves();
+                    match legal
+                        .iter()
+                        .find(|m| m.watkins_code() & 0x7fff == mv & 0x7fff)
+                    {
+                        Some(&m) => vec![m],
+                        None => {
+                            return Ok(Err(Broken(format!(
+                                "stored move {:#06x} is not legal",
+                                mv
+                            ))));
+                        }
+                    }
+                }
+                Some(_) => return Ok(Err(Broken("a loss record for the winner".into()))),
+                None if pos.men() <= 4 => {
+                    self.table_leaves += 1;
+                    Vec::new()
+                }
+                None => return Ok(Err(Broken("no record for the winner's move".into()))),
+            }
+        } else {
+            pos.legal_moves().to_vec()
+        };
+        for m in moves {
+            self.path.push(m);
+            let child = match self.visit(&pos.play(m))? {
+                Ok(c) => c,
+                Err(b) => return Ok(Err(b)),
+            };
+            self.path.pop();
+            self.dag.add_edge(id, MoveCode(m.watkins_code()), child);
+        }
+        self.ids.insert(key, (id, true));
+        Ok(Ok(id))
+    }
 }
 
 /// Runs `antiproof export`.
-pub fn run(_args: ExportArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("`antiproof export` is not implemented yet")
+pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
+    let path = args
+        .db
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("antiproof.redb"));
+    let store = Store::open_existing(&path)
+        .with_context(|| format!("cannot open the proof store {}", path.display()))?;
+    let reader = store
+        .reader()
+        .with_context(|| format!("cannot read the proof store {}", path.display()))?;
+    let (root, line) = Position::startpos()
+        .play_line(
+            &args
+                .moves
+                .iter()
+                .flat_map(|s| crate::rules::split_line(s))
+                .collect::<Vec<_>>(),
+        )
+        .map_err(|e| anyhow::anyhow!("bad line: {e}"))?;
+    let sr = store_rules(args.rules);
+    let winner = match args.winner {
+        Some(w) => w,
+        None => {
+            let win = |p: &Position| -> anyhow::Result<bool> {
+                Ok(matches!(
+                    reader.get(sr, &p.pack().0)?,
+                    Some(Record {
+                        verdict: Verdict::Win,
+                        ..
+                    })
+                ))
+            };
+            if let Some(o) = root.outcome(args.rules) {
+                o.winner().unwrap_or(root.turn())
+            } else if win(&root)? {
+                root.turn()
+            } else {
+                let mut found = None;
+                for &m in root.legal_moves().iter() {
+                    if win(&root.play(m))? {
+                        found = Some(!root.turn());
+                        break;
+                    }
+                }
+                match found {
+                    Some(w) => w,
+                    None => {
+                        eprintln!(
+                            "antiproof: no proof in {} at this line under {} rules",
+                            path.display(),
+                            args.rules
+                        );
+                        return Ok(EXIT_NO);
+                    }
+                }
+            }
+        }
+    };
+    // Deep proofs recurse: a thread with a large stack.
+    let result = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(1 << 30)
+            .spawn_scoped(s, || {
+                let mut ex = Exporter {
+                    reader: &reader,
+                    rules: args.rules,
+                    winner,
+                    dag: ProofDag::new(),
+                    ids: HashMap::new(),
+                    table_leaves: 0,
+                    path: Vec::new(),
+                };
+                let r = ex.visit(&root);
+                (r, ex)
+            })
+            .expect("spawn export thread")
+            .join()
+            .expect("export thread panicked")
+    });
+    let (r, ex) = result;
+    match r? {
+        Ok(root_id) => {
+            let prolog: Vec<MoveCode> = line.iter().map(|m| MoveCode(m.watkins_code())).collect();
+            let opts = WriteOptions {
+                size_table: !args.no_sizes,
+                size_depth: None,
+            };
+            let w = write_tree(&ex.dag, root_id, &prolog, &opts)?;
+            std::fs::write(&args.output, &w.bytes)
+                .with_context(|| format!("cannot write {}", args.output.display()))?;
+            let mut out = std::io::stdout().lock();
+            writeln!(
+                out,
+                "wrote {}: rules {}, winner {}, {} positions, {} node slots ({} transpositions), {} size entries, {} bytes{}",
+                args.output.display(),
+                args.rules,
+                winner,
+                ex.dag.nodes.len(),
+                w.slots,
+                w.transpositions,
+                w.sizes.len(),
+                w.bytes.len(),
+                if ex.table_leaves > 0 {
+                    format!(", {} leaves rest on endgame tables", ex.table_leaves)
+                } else {
+                    String::new()
+                }
+            )?;
+            Ok(EXIT_OK)
+        }
+        Err(Broken(why)) => {
+            let mut full = line.clone();
+            full.extend(ex.path.iter().copied());
+            eprintln!(
+                "antiproof: the stored proof is broken at {}: {why}",
+                crate::rules::numbered_san(&Position::startpos(), &full)
+            );
+            Ok(EXIT_NO)
+        }
+    }
 }

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 mod browse;
+mod demo;
 mod export;
 mod perft;
 mod prove;
@@ -49,6 +50,9 @@ enum Command {
     Table(table::TableArgs),
     /// Endgame tables up to 4 men: build, verify, probe (issue 6).
     Tables(tables::TablesArgs),
+    /// Prove 1.e3 d5 into a temporary store, export it, and certify it with
+    /// the independent checker: the set-up check.
+    Demo(demo::DemoArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -61,7 +65,12 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let result = match cli.command {
+    let result = run_command(cli.command);
+    finish(result)
+}
+
+fn run_command(command: Command) -> anyhow::Result<u8> {
+    match command {
         Command::Perft(args) => perft::run(args),
         Command::Prove(args) => prove::run(args),
         Command::Verify(args) => verify::run(args),
@@ -70,7 +79,18 @@ pub fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Table(args) => table::run(args),
         Command::Tables(args) => tables::run(args),
-    };
+        Command::Demo(args) => demo::run(args),
+    }
+}
+
+/// Runs a command line given as words (the first is the program name), as
+/// `demo` does for its steps.
+pub(crate) fn run_words(words: &[String]) -> anyhow::Result<u8> {
+    let cli = Cli::try_parse_from(words)?;
+    run_command(cli.command)
+}
+
+fn finish(result: anyhow::Result<u8>) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

@@ -1,16 +1,60 @@
 //! `antiproof serve`: Serve proof trees over HTTP and as a web page (issue 5).
 
+use super::EXIT_OK;
+use super::browse::SourceArgs;
+use crate::web::App;
+use crate::web::http::{Limits, Server};
+use anyhow::Context;
 use clap::Args;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Arguments of `antiproof serve`.
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// Arguments (not implemented yet).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    rest: Vec<String>,
+    #[command(flatten)]
+    source: SourceArgs,
+    /// Address to listen on (loopback unless told otherwise; port 0 picks a
+    /// free port, printed on start).
+    #[arg(long, default_value = "127.0.0.1:5004")]
+    addr: SocketAddr,
+    /// Worker threads (each serves one connection at a time).
+    #[arg(long, default_value_t = 8)]
+    threads: usize,
+    /// Seconds a request may take from its first byte to its last (slow
+    /// clients are cut off with 408).
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    request_timeout: u64,
+    /// Seconds a kept-alive connection may stay idle.
+    #[arg(long, default_value_t = 5, value_name = "SECS")]
+    idle_timeout: u64,
 }
 
 /// Runs `antiproof serve`.
-pub fn run(_args: ServeArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("`antiproof serve` is not implemented yet")
+pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
+    let source = args.source.open()?;
+    let name = source.name();
+    let app = Arc::new(App::new(source, args.source.rules));
+    let limits = Limits {
+        threads: args.threads.max(1),
+        request_timeout: Duration::from_secs(args.request_timeout.max(1)),
+        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+        ..Limits::default()
+    };
+    let server = Server::bind(args.addr, limits, app.handler())
+        .with_context(|| format!("binding {}", args.addr))?;
+    let addr = server.local_addr()?;
+    {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "antiproof serve: {name} ({} rules)", args.source.rules)?;
+        writeln!(
+            out,
+            "listening on http://{addr}/  (page: http://{addr}/browse)"
+        )?;
+        out.flush()?;
+    }
+    server.run().context("serving")?;
+    Ok(EXIT_OK)
 }

@@ -1,16 +1,88 @@
 //! `antiproof table`: The table of White's 20 first moves (issue 5).
 
+use super::EXIT_OK;
+use crate::openings::{Certified, scan_certified, table, verify_entry};
 use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
 
 /// Arguments of `antiproof table`.
 #[derive(Args, Debug)]
 pub struct TableArgs {
-    /// Arguments (not implemented yet).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    rest: Vec<String>,
+    /// Print a JSON array of 20 objects (move, uci, published, reply, year,
+    /// source, note, certified).
+    #[arg(long)]
+    json: bool,
+    /// Directory of this project's certified proofs (`*.tree` files with
+    /// `*.json` sidecars).
+    #[arg(long, default_value = "proofs")]
+    proofs: PathBuf,
+    /// Run the independent checker on every proof file now (instead of
+    /// trusting the sidecar's `verified`).
+    #[arg(long)]
+    verify: bool,
+}
+
+fn describe(c: &Certified) -> String {
+    let s = &c.line;
+    let mut parts = vec![c.rules.clone()];
+    if let Some(w) = &c.winner {
+        parts.push(format!("{w} wins"));
+    }
+    if let Some(p) = c.positions {
+        parts.push(format!("{} positions", crate::web::view::group(p)));
+    }
+    parts.push(match c.verified {
+        Some(true) if c.checked_now => "verified now".into(),
+        Some(true) => "verified".into(),
+        Some(false) if c.checked_now => "NOT certified by the checker now".into(),
+        Some(false) => "NOT verified".into(),
+        None => "verification not recorded".into(),
+    });
+    format!("{s} ({})", parts.join(", "))
 }
 
 /// Runs `antiproof table`.
-pub fn run(_args: TableArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("`antiproof table` is not implemented yet")
+pub fn run(args: TableArgs) -> anyhow::Result<u8> {
+    let mut certified = scan_certified(&args.proofs)?;
+    if args.verify {
+        for c in &mut certified {
+            verify_entry(c)?;
+        }
+    }
+    let rows = table(&certified);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
+        return Ok(EXIT_OK);
+    }
+    writeln!(out, "move  published reply  year  certified here")?;
+    for r in &rows {
+        let certs: Vec<String> = r.certified.iter().map(describe).collect();
+        writeln!(
+            out,
+            "{:<5} {:<9} {:<6} {:<5} {}",
+            r.san,
+            r.published.name(),
+            r.reply.as_deref().unwrap_or("-"),
+            r.year.map_or("-".to_string(), |y| y.to_string()),
+            if certs.is_empty() {
+                "-".to_string()
+            } else {
+                certs.join("; ")
+            }
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Sources (full citations in data/openings.tsv):")?;
+    for r in &rows {
+        writeln!(out, "  {:<4} {}", r.san, r.source)?;
+    }
+    writeln!(
+        out,
+        "Certified proofs read from {}/ ({} files).",
+        args.proofs.display(),
+        certified.len()
+    )?;
+    Ok(EXIT_OK)
 }

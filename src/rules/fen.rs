@@ -223,26 +223,15 @@ impl Position {
                 let sq = Square::parse(s).ok_or_else(|| {
                     FenError::new(FenField::EnPassant, format!("{s:?} is not a square"))
                 })?;
-                let (ep_rank, pushed, origin) = match turn {
-                    Color::White => (5, sq.index() - 8, sq.index() + 8),
-                    Color::Black => (2, sq.index() + 8, sq.index() - 8),
-                };
+                let ep_rank = if turn == Color::White { 5 } else { 2 };
                 if sq.rank() != ep_rank {
                     return Err(FenError::new(
                         FenField::EnPassant,
                         format!("{s} is not on rank {} for {turn} to move", ep_rank + 1),
                     ));
                 }
-                let pushed_sq = Square::from_index_unchecked(pushed as u32);
-                let origin_sq = Square::from_index_unchecked(origin as u32);
-                let pawn = Piece {
-                    color: !turn,
-                    role: super::types::Role::Pawn,
-                };
-                if pos.piece_at(pushed_sq) != Some(pawn)
-                    || pos.piece_at(sq).is_some()
-                    || pos.piece_at(origin_sq).is_some()
-                {
+                pos.turn = turn;
+                if !pos.ep_square_plausible(sq) {
                     return Err(FenError::new(
                         FenField::EnPassant,
                         format!(

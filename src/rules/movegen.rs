@@ -91,45 +91,43 @@ impl Position {
         false
     }
 
-    /// Number of moves of the side to move landing on `targets`, pawns
-    /// excluded.
-    #[inline(always)]
-    fn count_piece_moves(&self, us: u64, occ: u64, targets: u64) -> u32 {
-        let mut n = 0;
-        for sq in squares(us & self.by_role[1]) {
-            n += (KNIGHT[sq.index()] & targets).count_ones();
-        }
-        for sq in squares(us & self.by_role[5]) {
-            n += (KING[sq.index()] & targets).count_ones();
-        }
-        let queens = self.by_role[4];
-        for sq in squares(us & (self.by_role[2] | queens)) {
-            n += (attacks::bishop(sq.index(), occ) & targets).count_ones();
-        }
-        for sq in squares(us & (self.by_role[3] | queens)) {
-            n += (attacks::rook(sq.index(), occ) & targets).count_ones();
-        }
-        n
-    }
-
-    /// Number of legal moves, without generating them.
+    /// Number of legal moves, without generating them: one pass over the
+    /// pieces counts captures and quiet moves together.
     #[inline]
     pub fn count_legal_moves(&self) -> u32 {
         let (us, them, occ) = self.us_them();
+        let empty = !occ;
         let pawns = us & self.by_role[0];
         let promo_count =
             |bb: u64| (bb & !PROMO_RANKS).count_ones() + 5 * (bb & PROMO_RANKS).count_ones();
         let [(a, _), (b, _)] = self.pawn_capture_sets(pawns, them);
-        let mut n = promo_count(a) + promo_count(b);
+        let mut captures = promo_count(a) + promo_count(b);
         if let Some(ep) = self.ep {
-            n += (attacks::pawn(!self.turn, ep.index()) & pawns).count_ones();
+            captures += (attacks::pawn(!self.turn, ep.index()) & pawns).count_ones();
         }
-        n += self.count_piece_moves(us, occ, them);
-        if n > 0 {
-            return n;
+        let mut quiets = 0;
+        let mut add = |att: u64| {
+            captures += (att & them).count_ones();
+            quiets += (att & empty).count_ones();
+        };
+        for sq in squares(us & self.by_role[1]) {
+            add(KNIGHT[sq.index()]);
         }
-        let (single, double, _) = self.pawn_push_sets(pawns, !occ);
-        promo_count(single) + double.count_ones() + self.count_piece_moves(us, occ, !occ)
+        for sq in squares(us & self.by_role[5]) {
+            add(KING[sq.index()]);
+        }
+        let queens = self.by_role[4];
+        for sq in squares(us & (self.by_role[2] | queens)) {
+            add(attacks::bishop(sq.index(), occ));
+        }
+        for sq in squares(us & (self.by_role[3] | queens)) {
+            add(attacks::rook(sq.index(), occ));
+        }
+        if captures > 0 {
+            return captures;
+        }
+        let (single, double, _) = self.pawn_push_sets(pawns, empty);
+        quiets + promo_count(single) + double.count_ones()
     }
 
     #[inline(always)]

@@ -2,6 +2,7 @@
 
 use super::types::{Role, Square};
 use std::fmt;
+use std::mem::MaybeUninit;
 
 /// A legal move of some position, packed in 32 bits.
 ///
@@ -181,11 +182,12 @@ impl fmt::Display for UciMove {
 /// a bound.
 pub const MAX_MOVES: usize = 512;
 
-/// A fixed-capacity list of moves: no heap allocation in move generation.
+/// A fixed-capacity list of moves: no heap allocation in move generation,
+/// and no initialisation of the unused slots.
 #[derive(Clone)]
 pub struct MoveList {
     len: usize,
-    moves: [Move; MAX_MOVES],
+    moves: [MaybeUninit<Move>; MAX_MOVES],
 }
 
 impl Default for MoveList {
@@ -200,7 +202,7 @@ impl MoveList {
     pub fn new() -> MoveList {
         MoveList {
             len: 0,
-            moves: [Move(0); MAX_MOVES],
+            moves: [const { MaybeUninit::uninit() }; MAX_MOVES],
         }
     }
 
@@ -208,7 +210,7 @@ impl MoveList {
     pub(crate) fn push(&mut self, m: Move) {
         // The capacity argument is in the doc of MAX_MOVES; a bad bound
         // panics here rather than writing out of bounds.
-        self.moves[self.len] = m;
+        self.moves[self.len].write(m);
         self.len += 1;
     }
 
@@ -227,12 +229,15 @@ impl MoveList {
     /// The moves as a slice.
     #[inline(always)]
     pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
+        // Safety: the first `len` slots were written by `push` (the only way
+        // `len` grows), and `MaybeUninit<Move>` has the layout of `Move`.
+        unsafe { std::slice::from_raw_parts(self.moves.as_ptr().cast::<Move>(), self.len) }
     }
 
     /// Mutable slice, for sorting.
     pub fn as_mut_slice(&mut self) -> &mut [Move] {
-        &mut self.moves[..self.len]
+        // Safety: as in `as_slice`.
+        unsafe { std::slice::from_raw_parts_mut(self.moves.as_mut_ptr().cast::<Move>(), self.len) }
     }
 
     /// Removes all moves.
@@ -244,8 +249,9 @@ impl MoveList {
     pub fn retain(&mut self, mut f: impl FnMut(&Move) -> bool) {
         let mut j = 0;
         for i in 0..self.len {
-            if f(&self.moves[i]) {
-                self.moves[j] = self.moves[i];
+            let m = self.as_slice()[i];
+            if f(&m) {
+                self.moves[j].write(m);
                 j += 1;
             }
         }

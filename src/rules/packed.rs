@@ -164,25 +164,10 @@ impl Position {
         if pos.ep != ep {
             return Err(PackedError::EnPassant);
         }
-        if let Some(sq) = ep {
-            // The pawn that just double-stepped must be there, with the two
-            // squares it crossed empty.
-            let (pushed, origin) = match turn {
-                Color::White => (sq.index() - 8, sq.index() + 8),
-                Color::Black => (sq.index() + 8, sq.index() - 8),
-            };
-            let pawn = Piece {
-                color: !turn,
-                role: Role::Pawn,
-            };
-            if pos.piece_at(Square::from_index_unchecked(pushed as u32)) != Some(pawn)
-                || pos.piece_at(sq).is_some()
-                || pos
-                    .piece_at(Square::from_index_unchecked(origin as u32))
-                    .is_some()
-            {
-                return Err(PackedError::EnPassant);
-            }
+        if let Some(sq) = ep
+            && !pos.ep_square_plausible(sq)
+        {
+            return Err(PackedError::EnPassant);
         }
         Ok(pos)
     }

@@ -200,6 +200,22 @@ impl Position {
         self.hash = self.zobrist_from_scratch();
     }
 
+    /// Whether `sq` can be the en-passant square of this position: on the
+    /// right rank for the side to move, an enemy pawn just past it, and it
+    /// and the square the pawn came from empty.
+    pub(crate) fn ep_square_plausible(&self, sq: Square) -> bool {
+        let (rank, pushed, origin) = match self.turn {
+            Color::White => (5, sq.index().wrapping_sub(8), sq.index() + 8),
+            Color::Black => (2, sq.index() + 8, sq.index().wrapping_sub(8)),
+        };
+        if sq.rank() != rank {
+            return false;
+        }
+        let their_pawns = self.by_color[1 - self.turn.index()] & self.by_role[0];
+        let occ = self.by_color[0] | self.by_color[1];
+        their_pawns & (1u64 << pushed) != 0 && occ & (sq.bit() | (1u64 << origin)) == 0
+    }
+
     /// Pawns of the side to move that could capture en passant on `ep`,
     /// assuming an enemy pawn just double-pushed past it.
     #[inline(always)]

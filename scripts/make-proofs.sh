@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Rebuilds the certified proof files in proofs/: proves each line into a
+# scratch store, exports it as a Watkins win-tree file, certifies the file
+# with the independent checker, and writes the sidecar JSON (the line, rule
+# set, winner, size and the checker's report). Run from the crate root:
+#   scripts/make-proofs.sh            # the default lines
+#   scripts/make-proofs.sh "e3 e5"    # other lines
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+bin=target/release/antiproof
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+if [ $# -eq 0 ]; then
+  set -- "e4" "d4" "d3" "e3 d5" "e3 d6" "e3 Na6" "e3 g6"
+fi
+mkdir -p proofs
+for line in "$@"; do
+  name=$(echo "$line" | tr ' ' '-')
+  # shellcheck disable=SC2086
+  $bin prove --db "$scratch/$name.redb" $line >/dev/null
+  # shellcheck disable=SC2086
+  $bin export --db "$scratch/$name.redb" $line -o "proofs/$name.tree" >/dev/null
+  report=$($bin verify --tree "proofs/$name.tree" --json)
+  python3 - "$line" "$report" > "proofs/$name.json" <<'PY'
+import json, sys
+line, report = sys.argv[1], json.loads(sys.argv[2])
+out = {"line": line, "rules": report["rules"], "winner": report["winner"],
+       "positions": report["positions"], "verified": report["verdict"] == "certified",
+       "verify": {k: report[k] for k in ("verdict", "positions", "positions_with_repeats",
+                                          "leaves", "longest_line", "root_fen")}}
+print(json.dumps(out, indent=1, sort_keys=True))
+PY
+  echo "proofs/$name.tree: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["winner"], "wins,", d["positions"], "positions, verified" if d["verified"] else "NOT verified")' "proofs/$name.json")"
+done

@@ -1,0 +1,232 @@
+//! Chess facts the checker needs, all from shakmaty's Antichess: game ends
+//! under a rule set, move codes, the 25-byte store key, SAN lines.
+
+use super::Rules;
+use crate::wintree::MoveCode;
+use shakmaty::fen::Fen;
+use shakmaty::san::San;
+use shakmaty::variant::Antichess;
+use shakmaty::{Color, EnPassantMode, Move, MoveList, Position};
+
+/// Width of the store key.
+pub const KEY_LEN: usize = 25;
+
+/// How a finished game ended, for the leaf statistics.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EndKind {
+    /// The side to move has no pieces left.
+    NoPieces,
+    /// The side to move has pieces but no legal move.
+    Stalemate,
+    /// Anything else (the side not to move has no pieces; a dead draw).
+    Other,
+}
+
+/// A finished game: the winner (`None` for a draw) and how it ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct End {
+    /// The winner, `None` for a draw.
+    pub winner: Option<Color>,
+    /// How.
+    pub kind: EndKind,
+}
+
+/// The game end of `pos` under `rules`, given its legal moves, or `None`
+/// when play goes on. The rules, as documented in `src/rules/outcome.rs`:
+/// a side to move with no pieces wins; a side to move whose opponent has no
+/// pieces loses (a finished game won by the side without pieces); a side to
+/// move with pieces and no legal move wins under International rules and,
+/// under FICS, wins with fewer pieces, loses with more, draws on equal
+/// counts; only bishops that can never meet is a draw (shakmaty's
+/// insufficient material).
+pub fn game_end(pos: &Antichess, legal: &MoveList, rules: Rules) -> Option<End> {
+    let us = pos.turn();
+    let board = pos.board();
+    let ours = board.by_color(us).count();
+    let theirs = board.by_color(!us).count();
+    if ours == 0 {
+        return Some(End {
+            winner: Some(us),
+            kind: EndKind::NoPieces,
+        });
+    }
+    if theirs == 0 {
+        return Some(End {
+            winner: Some(!us),
+            kind: EndKind::Other,
+        });
+    }
+    if legal.is_empty() {
+        let winner = match rules {
+            Rules::International => Some(us),
+            Rules::Fics => match ours.cmp(&theirs) {
+                std::cmp::Ordering::Less => Some(us),
+                std::cmp::Ordering::Greater => Some(!us),
+                std::cmp::Ordering::Equal => None,
+            },
+        };
+        return Some(End {
+            winner,
+            kind: EndKind::Stalemate,
+        });
+    }
+    if pos.is_insufficient_material() {
+        return Some(End {
+            winner: None,
+            kind: EndKind::Other,
+        });
+    }
+    None
+}
+
+/// The win-tree move code of a shakmaty move (en-passant bit set on en
+/// passant).
+pub fn move_code(m: &Move) -> MoveCode {
+    match *m {
+        Move::Normal {
+            from,
+            to,
+            promotion,
+            ..
+        } => MoveCode::new(
+            u32::from(from) as u8,
+            u32::from(to) as u8,
+            promotion.map_or(0, |r| r as u8),
+            false,
+        ),
+        Move::EnPassant { from, to } => {
+            MoveCode::new(u32::from(from) as u8, u32::from(to) as u8, 0, true)
+        }
+        // Not legal in antichess; a code no file can match.
+        Move::Castle { .. } | Move::Put { .. } => MoveCode(0x7fff),
+    }
+}
+
+/// Finds the legal move a code names (bit 15 ignored), with its index.
+pub fn find_move(legal: &MoveList, code: MoveCode) -> Option<(usize, Move)> {
+    legal
+        .iter()
+        .enumerate()
+        .find(|(_, m)| move_code(m).same_move(code))
+        .map(|(i, m)| (i, *m))
+}
+
+/// The 25-byte store key of a position, packed as documented in
+/// `src/rules/packed.rs` (re-implemented here from that description):
+/// byte 0 flags (bit 7 Black to move, bits 0-3 en-passant file + 1 when an
+/// en-passant capture is legal), bytes 1..9 the occupancy as a big-endian
+/// u64 (bit i = square i, a1 = 0), bytes 9..25 one nibble per occupied
+/// square from the lowest, high nibble first: colour * 6 + role index
+/// (pawn 0 .. king 5, white 0, black 1).
+pub fn pack(pos: &Antichess) -> [u8; KEY_LEN] {
+    let mut out = [0u8; KEY_LEN];
+    let board = pos.board();
+    let mut flags = 0u8;
+    if pos.turn() == Color::Black {
+        flags |= 0x80;
+    }
+    if let Some(ep) = pos.ep_square(EnPassantMode::Legal) {
+        flags |= ep.file() as u8 + 1;
+    }
+    out[0] = flags;
+    let occ = board.occupied();
+    out[1..9].copy_from_slice(&occ.0.to_be_bytes());
+    for (i, sq) in occ.into_iter().enumerate() {
+        let piece = board.piece_at(sq).expect("occupied square");
+        let colour = if piece.color == Color::White { 0 } else { 1 };
+        let code = colour * 6 + (piece.role as u8 - 1);
+        out[9 + i / 2] |= if i % 2 == 0 { code << 4 } else { code };
+    }
+    out
+}
+
+/// Number of pieces on the board.
+pub fn men(pos: &Antichess) -> u32 {
+    pos.board().occupied().count() as u32
+}
+
+/// The FEN of a position.
+pub fn fen(pos: &Antichess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// Plays move codes from `root` and writes them in numbered SAN
+/// (`1. e3 d5 2. Qg4`); stops at the first code that is not a legal move
+/// and writes it in UCI with a `?`. Returns the line and the position
+/// reached.
+pub fn san_line(root: &Antichess, codes: &[MoveCode]) -> (String, Antichess) {
+    let mut pos = root.clone();
+    let mut out = String::new();
+    let start = pos.fullmoves().get();
+    for (i, &code) in codes.iter().enumerate() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        if pos.turn() == Color::White {
+            out.push_str(&format!("{}. ", pos.fullmoves()));
+        } else if i == 0 {
+            out.push_str(&format!("{start}... "));
+        }
+        let legal = pos.legal_moves();
+        match find_move(&legal, code) {
+            Some((_, m)) => {
+                out.push_str(&San::from_move(&pos, m).to_string());
+                pos.play_unchecked(m);
+            }
+            None => {
+                out.push_str(&format!("{}?", code.uci()));
+                break;
+            }
+        }
+    }
+    (out, pos)
+}
+
+/// The side's name.
+pub fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+/// Plays a line of moves (UCI or SAN, mixed; move numbers such as `1.` are
+/// skipped) from `start` with shakmaty. The error names the 1-based ply,
+/// the move and the position.
+pub fn play_line<S: AsRef<str>>(
+    start: &Antichess,
+    moves: &[S],
+) -> Result<(Antichess, Vec<Move>), String> {
+    let mut pos = start.clone();
+    let mut played = Vec::new();
+    let mut ply = 0;
+    for tok in moves
+        .iter()
+        .flat_map(|s| s.as_ref().split(|c: char| c.is_whitespace() || c == ','))
+    {
+        let t = tok.trim_start_matches(|c: char| c.is_ascii_digit());
+        let t = t.trim_start_matches('.');
+        if t.is_empty() {
+            continue;
+        }
+        ply += 1;
+        let m = t
+            .parse::<shakmaty::uci::UciMove>()
+            .ok()
+            .and_then(|u| u.to_move(&pos).ok())
+            .or_else(|| t.parse::<San>().ok().and_then(|san| san.to_move(&pos).ok()));
+        match m {
+            Some(m) => {
+                pos.play_unchecked(m);
+                played.push(m);
+            }
+            None => {
+                return Err(format!(
+                    "move {ply} ({t:?}) is not a legal move (UCI or SAN) in {}",
+                    fen(&pos)
+                ));
+            }
+        }
+    }
+    Ok((pos, played))
+}

@@ -1,0 +1,424 @@
+//! The independent checker: certifies a proof, from a win-tree file or from
+//! the proof store, or names the exact line where it fails.
+//!
+//! # Independence
+//!
+//! This module trusts nothing the prover computed. It enumerates moves and
+//! decides game ends with shakmaty's `Antichess` (lichess's rules library)
+//! only, and imports nothing from `crate::rules`, `crate::search` or
+//! `crate::tables` (a test greps these sources to keep it so). A bug in the
+//! prover's own move generator (a missed en-passant defence, a wrong
+//! promotion, a stalemate scored the wrong way) could make the prover "prove"
+//! a false win; the same bug in a checker built on the same generator would
+//! pass it. A second, independent implementation of the rules catches it.
+//! Positions are compared by their full encoding (placement, side to move,
+//! legal en-passant square), never by a hash.
+//!
+//! # What is checked
+//!
+//! * At each node of the winner: exactly one child, whose move is legal.
+//! * At each node of the loser: every legal move present exactly once,
+//!   nothing else.
+//! * Every leaf: a finished game won by the winner under the declared rules
+//!   ([`game::game_end`]). A leaf of 4 men or fewer that is not finished
+//!   "rests on endgame tables": counted, and the proof is then not
+//!   certified ([`Verdict::NotCertified`]).
+//! * Transpositions: the target holds the same full position as the
+//!   pointer; no cycle through transpositions.
+//! * Files: every index in range, flag combinations valid, the slots tile
+//!   the file in depth-first pre-order (each slot reached exactly once).
+//!
+//! [`check_tree`] checks a win-tree file in parallel (rayon) in memory
+//! bounded by a bitset over the slots plus the positions of transposition
+//! targets; [`check_store`] walks the store from a position.
+
+pub mod game;
+mod store;
+mod tree;
+
+pub use store::{StoreSource, check_store};
+pub use tree::{TreeOptions, check_tree};
+
+use crate::wintree::WinTreeError;
+use shakmaty::Color;
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// The rule set a proof is checked under (the checker's own type).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Rules {
+    /// International (lichess): stalemate wins for the side to move.
+    #[default]
+    International,
+    /// FICS: stalemate with pieces left is decided by piece count.
+    Fics,
+}
+
+impl Rules {
+    /// `international` or `fics`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rules::International => "international",
+            Rules::Fics => "fics",
+        }
+    }
+}
+
+impl fmt::Display for Rules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Rules {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Rules, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "international" | "lichess" => Ok(Rules::International),
+            "fics" => Ok(Rules::Fics),
+            _ => Err(format!(
+                "unknown rule set {s:?}: expected international or fics"
+            )),
+        }
+    }
+}
+
+/// What is wrong with a proof, by kind (for tests and scripts).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ReasonKind {
+    /// The file is malformed (truncated, index out of range, bad flags,
+    /// slots that do not tile the file).
+    Malformed,
+    /// A prolog move (or a line move) is not legal.
+    BadLine,
+    /// A null move where a move must be.
+    NullMove,
+    /// An unsolved node or move (partial proof).
+    Unsolved,
+    /// A move code that names no move (bad promotion bits, from = to).
+    BadMoveCode,
+    /// A child's move is not legal in the position.
+    IllegalMove,
+    /// A move appears twice among a loser node's children.
+    DuplicateMove,
+    /// A winner node without exactly one child.
+    WinnerChildren,
+    /// A loser node misses a legal move.
+    MissingDefence,
+    /// A node with children in a finished game.
+    GameOver,
+    /// A leaf that is not a finished game (and has more than 4 men).
+    NonTerminalLeaf,
+    /// A leaf that is a finished game not won by the winner.
+    LeafNotWon,
+    /// A transposition whose target holds another position.
+    TranspositionMismatch,
+    /// The proof loops.
+    Cycle,
+    /// The store has no record where one is needed.
+    MissingRecord,
+    /// A store record that says something else than a win for the winner
+    /// with a legal move.
+    BadRecord,
+    /// The winner cannot be found (or the given one has no proof here).
+    NoProof,
+    /// A line longer than [`MAX_PLIES`]: not checked (the checker's stack
+    /// is bounded), so not certified.
+    TooDeep,
+}
+
+/// The longest line the checker follows, in plies from the root checked.
+/// Published proofs have lines of about a hundred plies.
+pub const MAX_PLIES: u32 = 10_000;
+
+/// What is wrong with a proof, with its details.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// See [`ReasonKind::Malformed`].
+    Malformed(String),
+    /// See [`ReasonKind::BadLine`].
+    BadLine(String),
+    /// See [`ReasonKind::NullMove`].
+    NullMove,
+    /// See [`ReasonKind::Unsolved`].
+    Unsolved,
+    /// See [`ReasonKind::BadMoveCode`].
+    BadMoveCode(u16),
+    /// See [`ReasonKind::IllegalMove`] (the move in UCI).
+    IllegalMove(String),
+    /// See [`ReasonKind::DuplicateMove`] (SAN).
+    DuplicateMove(String),
+    /// See [`ReasonKind::WinnerChildren`] (the count).
+    WinnerChildren(usize),
+    /// See [`ReasonKind::MissingDefence`]: the missing moves in SAN.
+    MissingDefence(Vec<String>),
+    /// See [`ReasonKind::GameOver`].
+    GameOver(String),
+    /// See [`ReasonKind::NonTerminalLeaf`] (men on the board).
+    NonTerminalLeaf(u32),
+    /// See [`ReasonKind::LeafNotWon`] (the outcome in words).
+    LeafNotWon(String),
+    /// See [`ReasonKind::TranspositionMismatch`]: target node and its FEN.
+    TranspositionMismatch {
+        /// The target node index.
+        target: u32,
+        /// The position there.
+        target_fen: String,
+    },
+    /// See [`ReasonKind::Cycle`].
+    Cycle(String),
+    /// See [`ReasonKind::MissingRecord`].
+    MissingRecord,
+    /// See [`ReasonKind::BadRecord`].
+    BadRecord(String),
+    /// See [`ReasonKind::NoProof`].
+    NoProof(String),
+    /// See [`ReasonKind::TooDeep`].
+    TooDeep,
+}
+
+impl Reason {
+    /// The kind.
+    pub fn kind(&self) -> ReasonKind {
+        match self {
+            Reason::Malformed(_) => ReasonKind::Malformed,
+            Reason::BadLine(_) => ReasonKind::BadLine,
+            Reason::NullMove => ReasonKind::NullMove,
+            Reason::Unsolved => ReasonKind::Unsolved,
+            Reason::BadMoveCode(_) => ReasonKind::BadMoveCode,
+            Reason::IllegalMove(_) => ReasonKind::IllegalMove,
+            Reason::DuplicateMove(_) => ReasonKind::DuplicateMove,
+            Reason::WinnerChildren(_) => ReasonKind::WinnerChildren,
+            Reason::MissingDefence(_) => ReasonKind::MissingDefence,
+            Reason::GameOver(_) => ReasonKind::GameOver,
+            Reason::NonTerminalLeaf(_) => ReasonKind::NonTerminalLeaf,
+            Reason::LeafNotWon(_) => ReasonKind::LeafNotWon,
+            Reason::TranspositionMismatch { .. } => ReasonKind::TranspositionMismatch,
+            Reason::Cycle(_) => ReasonKind::Cycle,
+            Reason::MissingRecord => ReasonKind::MissingRecord,
+            Reason::BadRecord(_) => ReasonKind::BadRecord,
+            Reason::NoProof(_) => ReasonKind::NoProof,
+            Reason::TooDeep => ReasonKind::TooDeep,
+        }
+    }
+}
+
+impl From<WinTreeError> for Reason {
+    fn from(e: WinTreeError) -> Reason {
+        Reason::Malformed(e.to_string())
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::Malformed(s) => write!(f, "malformed file: {s}"),
+            Reason::BadLine(s) => write!(f, "bad line: {s}"),
+            Reason::NullMove => f.write_str("a null move where a move must be"),
+            Reason::Unsolved => f.write_str("an unsolved node (partial proof)"),
+            Reason::BadMoveCode(c) => write!(f, "move code {c:#06x} names no move"),
+            Reason::IllegalMove(m) => write!(f, "move {m} is not legal here"),
+            Reason::DuplicateMove(m) => write!(f, "move {m} appears twice"),
+            Reason::WinnerChildren(n) => write!(
+                f,
+                "the winner is to move and the proof gives {n} moves, not exactly one"
+            ),
+            Reason::MissingDefence(v) => {
+                write!(f, "the defence(s) {} are missing", v.join(", "))
+            }
+            Reason::GameOver(s) => write!(f, "the game is over here ({s}) but the proof goes on"),
+            Reason::NonTerminalLeaf(men) => write!(
+                f,
+                "a leaf that is not a finished game ({men} men: too many for endgame tables)"
+            ),
+            Reason::LeafNotWon(s) => write!(f, "a finished game not won by the winner: {s}"),
+            Reason::TranspositionMismatch { target, target_fen } => write!(
+                f,
+                "transposition to node {target}, which holds another position ({target_fen})"
+            ),
+            Reason::Cycle(s) => write!(f, "the proof has a cycle: {s}"),
+            Reason::MissingRecord => f.write_str("the store has no win record for this position"),
+            Reason::BadRecord(s) => write!(f, "bad store record: {s}"),
+            Reason::NoProof(s) => write!(f, "no proof: {s}"),
+            Reason::TooDeep => write!(
+                f,
+                "the line is longer than {MAX_PLIES} plies, more than the checker follows"
+            ),
+        }
+    }
+}
+
+/// A rejected proof: where and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    /// The line from the root in SAN (empty at the root).
+    pub line: String,
+    /// The position there.
+    pub fen: String,
+    /// The node index in the file, for win-tree checks.
+    pub node: Option<u32>,
+    /// What is wrong.
+    pub reason: Reason,
+}
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let line = if self.line.is_empty() {
+            "(the root)"
+        } else {
+            &self.line
+        };
+        write!(f, "at {line}")?;
+        if let Some(n) = self.node {
+            write!(f, " (node {n})")?;
+        }
+        write!(f, ", position {}: {}", self.fen, self.reason)
+    }
+}
+
+/// The verdict of a check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every branch ends in a finished game won by the winner.
+    Certified,
+    /// Sound as far as checked, but this many leaves rest on endgame
+    /// tables (not certified by this project yet).
+    NotCertified {
+        /// Leaves of 4 men or fewer that are not finished games.
+        table_leaves: u64,
+    },
+    /// The proof is wrong.
+    Rejected(Box<Rejection>),
+}
+
+/// Leaves by how the game ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Leaves {
+    /// The side to move has no pieces left.
+    pub no_pieces: u64,
+    /// The side to move has pieces and no legal move.
+    pub stalemate: u64,
+    /// Other finished games (the side not to move has no pieces).
+    pub other: u64,
+    /// Leaves resting on endgame tables (4 men or fewer, not finished).
+    pub tables: u64,
+}
+
+/// The report of a check.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The rule set checked under.
+    pub rules: Rules,
+    /// The root position.
+    pub root_fen: String,
+    /// The line from the start position to the root, SAN.
+    pub root_line: String,
+    /// The winner.
+    pub winner: Color,
+    /// Distinct positions checked (each non-transposition node once).
+    pub positions: u64,
+    /// Positions reached counting repeats (each transposition pointer
+    /// counts its position again).
+    pub positions_with_repeats: u64,
+    /// Leaves by kind.
+    pub leaves: Leaves,
+    /// Plies of the longest line of the proof (through transpositions).
+    pub longest_line: u64,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
+impl Report {
+    /// Positions checked per second (distinct).
+    pub fn positions_per_second(&self) -> f64 {
+        let s = self.elapsed.as_secs_f64();
+        if s > 0.0 {
+            self.positions as f64 / s
+        } else {
+            0.0
+        }
+    }
+
+    /// The report as one JSON object.
+    pub fn to_json(&self) -> serde_json::Value {
+        let (verdict, rejection, tables) = match &self.verdict {
+            Verdict::Certified => ("certified", None, 0),
+            Verdict::NotCertified { table_leaves } => ("not certified", None, *table_leaves),
+            Verdict::Rejected(r) => ("rejected", Some(r), 0),
+        };
+        serde_json::json!({
+            "verdict": verdict,
+            "rules": self.rules.name(),
+            "root_line": self.root_line,
+            "root_fen": self.root_fen,
+            "winner": game::color_name(self.winner),
+            "positions": self.positions,
+            "positions_with_repeats": self.positions_with_repeats,
+            "leaves": {
+                "no_pieces": self.leaves.no_pieces,
+                "stalemate": self.leaves.stalemate,
+                "other": self.leaves.other,
+                "endgame_tables": self.leaves.tables,
+            },
+            "table_leaves": tables,
+            "longest_line": self.longest_line,
+            "seconds": self.elapsed.as_secs_f64(),
+            "positions_per_second": self.positions_per_second(),
+            "rejection": rejection.map(|r| serde_json::json!({
+                "kind": format!("{:?}", r.reason.kind()),
+                "line": r.line,
+                "fen": r.fen,
+                "node": r.node,
+                "reason": r.reason.to_string(),
+            })),
+        })
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.verdict {
+            Verdict::Certified => writeln!(f, "CERTIFIED: a forced win, every branch checked")?,
+            Verdict::NotCertified { table_leaves } => writeln!(
+                f,
+                "NOT CERTIFIED: {table_leaves} leaves rest on endgame tables (4 men or fewer, not game over)"
+            )?,
+            Verdict::Rejected(r) => writeln!(f, "REJECTED {r}")?,
+        }
+        writeln!(f, "rules:       {}", self.rules)?;
+        if !self.root_line.is_empty() {
+            writeln!(f, "root line:   {}", self.root_line)?;
+        }
+        writeln!(f, "root FEN:    {}", self.root_fen)?;
+        writeln!(f, "winner:      {}", game::color_name(self.winner))?;
+        writeln!(
+            f,
+            "positions:   {} distinct, {} with repeats",
+            self.positions, self.positions_with_repeats
+        )?;
+        writeln!(
+            f,
+            "leaves:      {} no pieces left, {} stalemate, {} other, {} endgame tables",
+            self.leaves.no_pieces, self.leaves.stalemate, self.leaves.other, self.leaves.tables
+        )?;
+        writeln!(f, "longest line: {} plies", self.longest_line)?;
+        write!(
+            f,
+            "time:        {:.3} s, {:.0} positions/s",
+            self.elapsed.as_secs_f64(),
+            self.positions_per_second()
+        )
+    }
+}
+
+/// Parses `white` / `black`.
+pub fn parse_color(s: &str) -> Result<Color, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "white" | "w" => Ok(Color::White),
+        "black" | "b" => Ok(Color::Black),
+        _ => Err(format!("unknown side {s:?}: expected white or black")),
+    }
+}

@@ -1,0 +1,419 @@
+//! White's 20 first moves: what has been published about each
+//! (`data/openings.tsv`, compiled in) and what this project has certified
+//! itself (win-tree files in `proofs/` with their JSON sidecars).
+
+use crate::rules::{Position, RuleSet};
+use crate::wintree::WinTree;
+use serde::Serialize;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The published-status data file, compiled in.
+pub const OPENINGS_TSV: &str = include_str!("../data/openings.tsv");
+
+/// What has been published about a first move.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Published {
+    /// A forced win for White has been published.
+    Won,
+    /// A forced win for Black has been published.
+    Lost,
+    /// Neither.
+    Open,
+}
+
+impl Published {
+    /// `won`, `lost` or `open`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Published::Won => "won",
+            Published::Lost => "lost",
+            Published::Open => "open",
+        }
+    }
+}
+
+/// One row of the data file.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct Opening {
+    /// The move in UCI.
+    pub uci: String,
+    /// The move in SAN.
+    pub san: String,
+    /// Published status.
+    pub published: Published,
+    /// Black's winning reply, when a source names it.
+    pub reply: Option<String>,
+    /// Year of publication, when dated.
+    pub year: Option<u16>,
+    /// Where it is published.
+    pub source: String,
+    /// What was checked.
+    pub note: Option<String>,
+}
+
+/// A data file or proof directory that cannot be read.
+#[derive(Debug)]
+pub enum OpeningsError {
+    /// A bad row in the data file (1-based line).
+    Data {
+        /// Line number.
+        line: usize,
+        /// What is wrong.
+        what: String,
+    },
+    /// A file of the proof directory cannot be read.
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A sidecar that is not the expected JSON.
+    Sidecar {
+        /// The path.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+}
+
+impl fmt::Display for OpeningsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpeningsError::Data { line, what } => {
+                write!(f, "data/openings.tsv line {line}: {what}")
+            }
+            OpeningsError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            OpeningsError::Sidecar { path, what } => write!(f, "{}: {what}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for OpeningsError {}
+
+fn opt(s: &str) -> Option<String> {
+    (s != "-" && !s.is_empty()).then(|| s.to_string())
+}
+
+/// Parses the data file: exactly White's 20 legal first moves, each once,
+/// SAN matching UCI.
+pub fn parse(text: &str) -> Result<Vec<Opening>, OpeningsError> {
+    let start = Position::startpos();
+    let mut out: Vec<Opening> = Vec::new();
+    let mut last_line = 0;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        last_line = line;
+        if raw.trim().is_empty() || raw.starts_with('#') {
+            continue;
+        }
+        let err = |what: String| OpeningsError::Data { line, what };
+        let f: Vec<&str> = raw.split('\t').collect();
+        if f.len() != 7 {
+            return Err(err(format!("{} fields, expected 7", f.len())));
+        }
+        let mv = start
+            .parse_move(f[0])
+            .map_err(|e| err(format!("move {}: {e}", f[0])))?;
+        if mv.uci().to_string() != f[0] || start.san(mv) != f[1] {
+            return Err(err(format!("{} / {} do not name one move", f[0], f[1])));
+        }
+        let published = match f[2] {
+            "won" => Published::Won,
+            "lost" => Published::Lost,
+            "open" => Published::Open,
+            s => return Err(err(format!("status {s:?}: expected won, lost or open"))),
+        };
+        let year = match opt(f[4]) {
+            None => None,
+            Some(y) => Some(y.parse().map_err(|_| err(format!("bad year {y:?}")))?),
+        };
+        if out.iter().any(|o| o.uci == f[0]) {
+            return Err(err(format!("{} listed twice", f[0])));
+        }
+        out.push(Opening {
+            uci: f[0].into(),
+            san: f[1].into(),
+            published,
+            reply: opt(f[3]),
+            year,
+            source: f[5].into(),
+            note: opt(f[6]),
+        });
+    }
+    if out.len() != start.legal_moves().len() {
+        return Err(OpeningsError::Data {
+            line: last_line,
+            what: format!("{} moves listed, White has 20", out.len()),
+        });
+    }
+    Ok(out)
+}
+
+/// The compiled-in table.
+pub fn published() -> Vec<Opening> {
+    parse(OPENINGS_TSV).expect("data/openings.tsv is checked by the tests")
+}
+
+/// A proof this project holds: a win-tree file in the proof directory and
+/// what its sidecar (`<name>.json`) says.
+///
+/// Sidecar fields read (all optional): `line` or `root_line` (moves from the
+/// start to the proof's root, SAN or UCI, spaces or commas, move numbers
+/// allowed), `rules`, `winner`, `positions` (distinct positions; `size` or
+/// `nodes` also accepted), `verified` (bool: `antiproof verify` accepted the
+/// file) or `verdict` (as `antiproof verify --json` writes it: `certified`
+/// counts as verified, anything else as not). The output of
+/// `antiproof verify --json FILE` is thus a valid sidecar.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Certified {
+    /// The win-tree file.
+    pub file: String,
+    /// The line to the proof's root, in SAN (`e3 d5`).
+    pub line: String,
+    /// First move of the line, UCI.
+    #[serde(skip)]
+    pub first: String,
+    /// Rule set (`international` or `fics`).
+    pub rules: String,
+    /// The winner, if recorded.
+    pub winner: Option<String>,
+    /// Proof size in positions, if recorded.
+    pub positions: Option<u64>,
+    /// Whether the checker accepted it (None: no record).
+    pub verified: Option<bool>,
+    /// Whether `verified` was decided by running the checker now
+    /// (`table --verify`) rather than read from the sidecar.
+    pub checked_now: bool,
+}
+
+fn sidecar_of(tree: &Path) -> PathBuf {
+    tree.with_extension("json")
+}
+
+/// Reads one proof file's entry: the sidecar if present, else the tree's
+/// prolog for the line.
+pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
+    let side = sidecar_of(tree);
+    let mut line_text: Option<String> = None;
+    let mut rules = RuleSet::International.name().to_string();
+    let mut winner = None;
+    let mut positions = None;
+    let mut verified = None;
+    if side.exists() {
+        let text = std::fs::read_to_string(&side).map_err(|source| OpeningsError::Io {
+            path: side.clone(),
+            source,
+        })?;
+        let v: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| OpeningsError::Sidecar {
+                path: side.clone(),
+                what: e.to_string(),
+            })?;
+        let Some(obj) = v.as_object() else {
+            return Err(OpeningsError::Sidecar {
+                path: side,
+                what: "not a JSON object".into(),
+            });
+        };
+        let text_of = |k: &str| obj.get(k).and_then(|x| x.as_str()).map(str::to_string);
+        line_text = text_of("line").or_else(|| text_of("root_line"));
+        if let Some(r) = text_of("rules") {
+            rules = r;
+        }
+        winner = text_of("winner");
+        positions = ["positions", "size", "nodes"]
+            .iter()
+            .find_map(|k| obj.get(*k).and_then(|x| x.as_u64()));
+        verified = obj.get("verified").and_then(|x| x.as_bool()).or_else(|| {
+            // `antiproof verify --json` writes a verdict.
+            text_of("verdict").map(|v| v == "certified")
+        });
+    }
+    let start = Position::startpos();
+    let moves = match line_text {
+        Some(t) => {
+            start
+                .play_line_str(&t)
+                .map_err(|e| OpeningsError::Sidecar {
+                    path: side.clone(),
+                    what: format!("line {t:?}: {e}"),
+                })?
+                .1
+        }
+        None => {
+            // No sidecar line: the tree's prolog.
+            let t = WinTree::open(tree).map_err(|e| OpeningsError::Sidecar {
+                path: tree.to_path_buf(),
+                what: e.to_string(),
+            })?;
+            let mut pos = start;
+            let mut ms = Vec::new();
+            for c in t.prolog() {
+                let Some(m) = crate::web::source::move_of_code(&pos, c.0) else {
+                    break;
+                };
+                pos.play_unchecked(m);
+                ms.push(m);
+            }
+            ms
+        }
+    };
+    if positions.is_none() {
+        // The root's entry of the size table, when the file has one.
+        positions = WinTree::open(tree)
+            .ok()
+            .and_then(|t| t.size(0).ok().flatten())
+            .filter(|&s| s > 0)
+            .map(|s| s as u64);
+    }
+    Ok(Certified {
+        checked_now: false,
+        file: tree.display().to_string(),
+        line: crate::rules::line_san(&start, &moves).join(" "),
+        first: moves
+            .first()
+            .map(|m| m.uci().to_string())
+            .unwrap_or_default(),
+        rules,
+        winner,
+        positions,
+        verified,
+    })
+}
+
+/// Runs the independent checker (`crate::check`) on a proof file and records
+/// its verdict: verified only when certified (every leaf a finished game
+/// won by the winner).
+pub fn verify_entry(c: &mut Certified) -> Result<(), OpeningsError> {
+    use crate::check::{Rules, TreeOptions, Verdict, check_tree, parse_color};
+    let bad = |what: String| OpeningsError::Sidecar {
+        path: PathBuf::from(&c.file),
+        what,
+    };
+    let rules: Rules = c.rules.parse().map_err(|e| bad(format!("rules: {e}")))?;
+    let winner = match &c.winner {
+        Some(w) => Some(parse_color(w).map_err(|e| bad(format!("winner: {e}")))?),
+        None => None,
+    };
+    let tree = WinTree::open(Path::new(&c.file)).map_err(|e| bad(e.to_string()))?;
+    let report = check_tree(
+        &tree,
+        &TreeOptions {
+            rules,
+            winner,
+            ..TreeOptions::default()
+        },
+    );
+    c.verified = Some(report.verdict == Verdict::Certified);
+    c.positions = Some(report.positions);
+    c.winner = Some(crate::check::game::color_name(report.winner).to_string());
+    c.checked_now = true;
+    Ok(())
+}
+
+/// Every `*.tree` file of a directory (a missing directory holds none).
+pub fn scan_certified(dir: &Path) -> Result<Vec<Certified>, OpeningsError> {
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
+    let files =
+        crate::web::source::files_with_ext(dir, "tree").map_err(|source| OpeningsError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    files.iter().map(|f| certified_entry(f)).collect()
+}
+
+/// One row of `antiproof table`.
+#[derive(Clone, Debug, Serialize)]
+pub struct TableRow {
+    /// The move, SAN.
+    #[serde(rename = "move")]
+    pub san: String,
+    /// The move, UCI.
+    pub uci: String,
+    /// Published status.
+    pub published: Published,
+    /// Black's published winning reply.
+    pub reply: Option<String>,
+    /// Year published.
+    pub year: Option<u16>,
+    /// Source.
+    pub source: String,
+    /// Note.
+    pub note: Option<String>,
+    /// This project's proofs whose line starts with this move.
+    pub certified: Vec<Certified>,
+}
+
+/// The table: published rows next to the certified proofs.
+pub fn table(certified: &[Certified]) -> Vec<TableRow> {
+    published()
+        .into_iter()
+        .map(|o| TableRow {
+            certified: certified
+                .iter()
+                .filter(|c| c.first == o.uci)
+                .cloned()
+                .collect(),
+            san: o.san,
+            uci: o.uci,
+            published: o.published,
+            reply: o.reply,
+            year: o.year,
+            source: o.source,
+            note: o.note,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_file_lists_the_20_moves_with_known_counts() {
+        let rows = published();
+        assert_eq!(rows.len(), 20);
+        let count = |p| rows.iter().filter(|r| r.published == p).count();
+        assert_eq!(count(Published::Won), 1);
+        assert_eq!(count(Published::Lost), 13);
+        assert_eq!(count(Published::Open), 6);
+        let status = |san: &str| rows.iter().find(|r| r.san == san).unwrap().published;
+        assert_eq!(status("e3"), Published::Won);
+        for s in [
+            "e4", "d4", "d3", "Nc3", "Nf3", "f4", "h4", "b4", "c3", "f3", "h3", "a3", "Na3",
+        ] {
+            assert_eq!(status(s), Published::Lost, "{s}");
+        }
+        for s in ["a4", "b3", "c4", "g3", "g4", "Nh3"] {
+            assert_eq!(status(s), Published::Open, "{s}");
+        }
+        assert!(rows.iter().all(|r| !r.source.is_empty()));
+    }
+
+    #[test]
+    fn bad_rows_are_rejected_with_their_line() {
+        let bad = "e2e3\te4\twon\t-\t2016\tx\t-\n";
+        let e = parse(bad).unwrap_err().to_string();
+        assert!(e.contains("line 1"), "{e}");
+        let bad = "e2e3\te3\twin\t-\t2016\tx\t-\n";
+        assert!(
+            parse(bad)
+                .unwrap_err()
+                .to_string()
+                .contains("won, lost or open")
+        );
+        assert!(parse("e2e3\te3\twon\n").is_err());
+        let short = "e2e3\te3\twon\t-\t2016\tx\t-\n";
+        assert!(
+            parse(short)
+                .unwrap_err()
+                .to_string()
+                .contains("White has 20")
+        );
+    }
+}

@@ -1,0 +1,589 @@
+//! Proof sources: what `browse` and `serve` read a proof from.
+//!
+//! A [`ProofSource`] answers one question: given a line of legal moves from
+//! the standard start position, what does the proof hold there? Three kinds
+//! exist:
+//!
+//! * [`TreeSource`]: a Watkins win-tree file (memory-mapped through
+//!   [`crate::wintree::WinTree`]); sizes come from its size table, or are
+//!   computed by walking the subtree (and cached) when it has none;
+//! * [`RecordSource`]: proven positions with records as the proof store
+//!   keeps them (a [`crate::store::Store`] file, or a map in memory): at a
+//!   `Win` record the one stored move, at a `Loss` record every legal move
+//!   whose child has a record or is game over (or, under a record flagged
+//!   as resting on endgame tables, has at most 4 men: a table leaf); sizes
+//!   from `Record::size` (1 for a leaf);
+//! * [`Forest`]: several sources answered together (for example every file
+//!   in `proofs/`).
+//!
+//! Sources are presentation: they trust the proof. Certifying it is the
+//! checker's job (`antiproof verify`).
+
+use crate::rules::{Color, Move, Position, RuleSet};
+use crate::store::{self, Key, Record, Store, StoreError, Verdict};
+use crate::wintree::{MoveCode, WinTree, WinTreeError};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// One move of a proof node.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Child {
+    /// The move (legal in the node's position).
+    pub mv: Move,
+    /// Size of the subtree below the move: distinct positions (the format's
+    /// distinct non-transposition nodes), the child itself included.
+    pub nodes: u64,
+}
+
+/// What a proof holds at a position.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Lookup {
+    /// The line has left the proof (or never meets it).
+    Off,
+    /// The line has not reached the proof yet: it is a prefix of the line
+    /// to the proof's root (a win-tree prolog, or a store position that has
+    /// proven children). `entries` are the moves that lead into a proof.
+    Before {
+        /// Moves toward a proof, with the size of the proof behind each.
+        entries: Vec<Child>,
+    },
+    /// A node of the proof.
+    In {
+        /// The side the proof shows winning (None if unknown).
+        winner: Option<Color>,
+        /// The node's moves in the proof: one at a winner node, every legal
+        /// move at a loser node, none at a leaf.
+        children: Vec<Child>,
+        /// Whether the node is a leaf that is not game over (it rests on an
+        /// endgame table).
+        table_leaf: bool,
+    },
+}
+
+/// A proof that could not be read.
+#[derive(Debug)]
+pub enum SourceError {
+    /// The win-tree file is malformed or unreadable.
+    WinTree(WinTreeError),
+    /// The store could not be read.
+    Store(StoreError),
+    /// The proof holds a move that is not legal where it stands.
+    IllegalMove {
+        /// Which proof.
+        source: String,
+        /// The move as stored.
+        mv: String,
+        /// The position (FEN).
+        fen: String,
+    },
+}
+
+impl fmt::Display for SourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SourceError::WinTree(e) => write!(f, "win-tree file: {e}"),
+            SourceError::Store(e) => write!(f, "proof store: {e}"),
+            SourceError::IllegalMove { source, mv, fen } => {
+                write!(f, "{source}: stored move {mv} is not legal in {fen}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SourceError {}
+
+impl From<WinTreeError> for SourceError {
+    fn from(e: WinTreeError) -> SourceError {
+        SourceError::WinTree(e)
+    }
+}
+
+impl From<StoreError> for SourceError {
+    fn from(e: StoreError) -> SourceError {
+        SourceError::Store(e)
+    }
+}
+
+/// A proof that can be looked up by line.
+pub trait ProofSource: Send + Sync {
+    /// A short name for messages (the file path).
+    fn name(&self) -> String;
+
+    /// What the proof holds at `pos`, reached from the standard start
+    /// position by `line` (legal moves).
+    fn lookup(&self, line: &[Move], pos: &Position) -> Result<Lookup, SourceError>;
+}
+
+/// The legal move of `pos` that a win-tree or store move code stands for
+/// (compared without the en-passant bit).
+pub fn move_of_code(pos: &Position, code: u16) -> Option<Move> {
+    let code = code & 0x7fff;
+    pos.legal_moves()
+        .iter()
+        .copied()
+        .find(|m| m.watkins_code() & 0x7fff == code)
+}
+
+// ---------------------------------------------------------------------------
+// Win-tree files
+
+/// A Watkins win-tree file as a proof source.
+pub struct TreeSource {
+    name: String,
+    tree: WinTree<'static>,
+    prolog: Vec<MoveCode>,
+    winner: Option<Color>,
+    rules: RuleSet,
+    /// Sizes computed by walking (nodes without a size-table entry).
+    walked: Mutex<HashMap<u32, u64>>,
+}
+
+impl TreeSource {
+    /// Opens (memory-maps) a win-tree file. The winner is `winner` if
+    /// given, else read from the tree's shape (see [`TreeSource::winner`]).
+    pub fn open(
+        path: &Path,
+        rules: RuleSet,
+        winner: Option<Color>,
+    ) -> Result<TreeSource, SourceError> {
+        let tree = WinTree::open(path)?;
+        TreeSource::new(path.display().to_string(), tree, rules, winner)
+    }
+
+    /// A source over a tree already in memory.
+    pub fn new(
+        name: String,
+        tree: WinTree<'static>,
+        rules: RuleSet,
+        winner: Option<Color>,
+    ) -> Result<TreeSource, SourceError> {
+        let prolog = tree.prolog();
+        let mut src = TreeSource {
+            name,
+            tree,
+            prolog,
+            winner,
+            rules,
+            walked: Mutex::new(HashMap::new()),
+        };
+        if src.winner.is_none() {
+            src.winner = src.detect_winner()?;
+        }
+        Ok(src)
+    }
+
+    /// The side the proof shows winning.
+    pub fn winner(&self) -> Option<Color> {
+        self.winner
+    }
+
+    /// The position at the tree's root (after the prolog), if the prolog
+    /// is legal.
+    pub fn root_position(&self) -> Option<Position> {
+        let mut pos = Position::startpos();
+        for c in &self.prolog {
+            let m = move_of_code(&pos, c.0)?;
+            pos.play_unchecked(m);
+        }
+        Some(pos)
+    }
+
+    /// Reads the winner from the tree's shape: going down the first child
+    /// from the root, the first node whose side to move has two or more
+    /// legal moves tells: a single child there is the winner's move; all
+    /// legal moves there are the loser's.
+    fn detect_winner(&self) -> Result<Option<Color>, SourceError> {
+        let Some(mut pos) = self.root_position() else {
+            return Ok(None);
+        };
+        let mut node = 0u32;
+        for _ in 0..64 {
+            let legal = pos.legal_moves();
+            let kids = self.tree.moves(node)?;
+            if kids.is_empty() {
+                // A leaf: the side to move has won (no legal move) under
+                // international rules.
+                return Ok(pos.outcome(self.rules).and_then(|o| o.winner()));
+            }
+            if legal.len() >= 2 {
+                return Ok(Some(if kids.len() == 1 {
+                    pos.turn()
+                } else {
+                    !pos.turn()
+                }));
+            }
+            let Some(m) = move_of_code(&pos, kids[0].mv.0) else {
+                return Ok(None);
+            };
+            pos.play_unchecked(m);
+            node = kids[0].node;
+        }
+        Ok(None)
+    }
+
+    fn size_of(&self, node: u32, listed: Option<i64>) -> Result<u64, SourceError> {
+        if let Some(s) = listed {
+            return Ok(s.unsigned_abs());
+        }
+        if let Some(&s) = self.walked.lock().expect("size cache").get(&node) {
+            return Ok(s);
+        }
+        // Distinct non-transposition nodes reachable, following links.
+        let mut seen = HashSet::new();
+        let mut stack = vec![node];
+        seen.insert(node);
+        while let Some(n) = stack.pop() {
+            for c in self.tree.children(n)? {
+                let c = self.tree.resolve(c?.index)?;
+                if seen.insert(c) {
+                    stack.push(c);
+                }
+            }
+        }
+        let s = seen.len() as u64;
+        self.walked.lock().expect("size cache").insert(node, s);
+        Ok(s)
+    }
+
+    fn children(&self, node: u32, pos: &Position) -> Result<Vec<Child>, SourceError> {
+        let mut out = Vec::new();
+        for e in self.tree.moves(node)? {
+            if !e.mv.is_move() {
+                continue; // null or unsolved moves are not shown
+            }
+            let mv = move_of_code(pos, e.mv.0).ok_or_else(|| SourceError::IllegalMove {
+                source: self.name.clone(),
+                mv: e.mv.uci(),
+                fen: pos.to_fen(),
+            })?;
+            out.push(Child {
+                mv,
+                nodes: self.size_of(e.node, e.size)?,
+            });
+        }
+        Ok(out)
+    }
+}
+
+impl ProofSource for TreeSource {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn lookup(&self, line: &[Move], pos: &Position) -> Result<Lookup, SourceError> {
+        let same = |m: &Move, c: &MoveCode| m.watkins_code() & 0x7fff == c.0 & 0x7fff;
+        let n = line.len().min(self.prolog.len());
+        if !line
+            .iter()
+            .zip(&self.prolog)
+            .take(n)
+            .all(|(m, c)| same(m, c))
+        {
+            return Ok(Lookup::Off);
+        }
+        if line.len() < self.prolog.len() {
+            let Some(mv) = move_of_code(pos, self.prolog[line.len()].0) else {
+                return Ok(Lookup::Off);
+            };
+            let nodes = self.size_of(0, self.tree.size(0)?)?;
+            return Ok(Lookup::Before {
+                entries: vec![Child { mv, nodes }],
+            });
+        }
+        let mut node = 0u32;
+        for m in &line[self.prolog.len()..] {
+            match self.tree.child_by_move(node, MoveCode(m.watkins_code()))? {
+                Some(c) => node = c,
+                None => return Ok(Lookup::Off),
+            }
+        }
+        let n = self.tree.node(node)?;
+        if n.is_unsolved() {
+            return Ok(Lookup::Off);
+        }
+        let children = self.children(node, pos)?;
+        Ok(Lookup::In {
+            winner: self.winner,
+            table_leaf: children.is_empty() && !pos.is_game_over(self.rules),
+            children,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Store records
+
+/// Looks up store records by key.
+pub trait RecordLookup: Send + Sync {
+    /// The record of a packed position, if proven.
+    fn record(&self, key: &Key) -> Result<Option<Record>, SourceError>;
+}
+
+impl RecordLookup for HashMap<Key, Record> {
+    fn record(&self, key: &Key) -> Result<Option<Record>, SourceError> {
+        Ok(self.get(key).copied())
+    }
+}
+
+/// A proof store file, read in a fresh snapshot per lookup.
+pub struct StoreRecords {
+    store: Store,
+    rules: store::Rules,
+}
+
+impl StoreRecords {
+    /// Opens an existing store.
+    pub fn open(path: &Path, rules: RuleSet) -> Result<StoreRecords, SourceError> {
+        Ok(StoreRecords {
+            store: Store::open_existing(path)?,
+            rules: match rules {
+                RuleSet::International => store::Rules::International,
+                RuleSet::Fics => store::Rules::Fics,
+            },
+        })
+    }
+}
+
+impl RecordLookup for StoreRecords {
+    fn record(&self, key: &Key) -> Result<Option<Record>, SourceError> {
+        Ok(self.store.get(self.rules, key)?)
+    }
+}
+
+/// Proven positions with store records, as a proof source.
+pub struct RecordSource<R> {
+    name: String,
+    records: R,
+    rules: RuleSet,
+}
+
+impl RecordSource<StoreRecords> {
+    /// Opens a proof store file.
+    pub fn open_store(path: &Path, rules: RuleSet) -> Result<Self, SourceError> {
+        Ok(RecordSource {
+            name: path.display().to_string(),
+            records: StoreRecords::open(path, rules)?,
+            rules,
+        })
+    }
+}
+
+impl<R: RecordLookup> RecordSource<R> {
+    /// A source over any record lookup.
+    pub fn new(name: String, records: R, rules: RuleSet) -> Self {
+        RecordSource {
+            name,
+            records,
+            rules,
+        }
+    }
+
+    fn size_of(&self, pos: &Position) -> Result<Option<u64>, SourceError> {
+        if let Some(r) = self.records.record(&pos.pack().0)? {
+            return Ok(Some(r.size));
+        }
+        Ok(pos.is_game_over(self.rules).then_some(1))
+    }
+}
+
+impl<R: RecordLookup> RecordSource<R> {
+    /// The move and size of a child in the proof below a record: a child
+    /// with its own record, a finished game, or (under a record resting on
+    /// endgame tables) a position of at most 4 men: a table leaf.
+    fn child_size(&self, rec: &Record, child: &Position) -> Result<Option<u64>, SourceError> {
+        if let Some(s) = self.size_of(child)? {
+            return Ok(Some(s));
+        }
+        Ok((rec.flags & 1 != 0 && child.men() <= 4).then_some(1))
+    }
+
+    fn winner_of(rec: &Record, pos: &Position) -> Color {
+        match rec.verdict {
+            Verdict::Win => pos.turn(),
+            Verdict::Loss => !pos.turn(),
+        }
+    }
+
+    /// Whether `mv` is a move of the proof at a position with record `rec`.
+    fn in_proof(rec: &Record, mv: &Move) -> bool {
+        match rec.verdict {
+            Verdict::Win => mv.watkins_code() & 0x7fff == rec.mv & 0x7fff,
+            Verdict::Loss => true,
+        }
+    }
+}
+
+impl<R: RecordLookup> ProofSource for RecordSource<R> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn lookup(&self, line: &[Move], pos: &Position) -> Result<Lookup, SourceError> {
+        let Some(rec) = self.records.record(&pos.pack().0)? else {
+            // No record here. Walk the line: did it enter the proof, and is
+            // this position a leaf of it (the last move a proof move from a
+            // recorded position)?
+            let mut p = Position::startpos();
+            let mut entered = false;
+            let mut parent: Option<(Record, Position)> = None;
+            for m in line {
+                let r = self.records.record(&p.pack().0)?;
+                entered |= r.is_some();
+                parent = r.filter(|r| Self::in_proof(r, m)).map(|r| (r, p));
+                p.play_unchecked(*m);
+            }
+            if let Some((prec, ppos)) = parent {
+                let winner = Self::winner_of(&prec, &ppos);
+                if let Some(o) = pos.outcome(self.rules) {
+                    return Ok(Lookup::In {
+                        winner: o.winner().or(Some(winner)),
+                        children: Vec::new(),
+                        table_leaf: false,
+                    });
+                }
+                if self.child_size(&prec, pos)?.is_some() {
+                    return Ok(Lookup::In {
+                        winner: Some(winner),
+                        children: Vec::new(),
+                        table_leaf: true,
+                    });
+                }
+                return Ok(Lookup::Off);
+            }
+            if entered || pos.is_game_over(self.rules) {
+                return Ok(Lookup::Off);
+            }
+            // Before any proof: the moves that lead into one.
+            let mut entries = Vec::new();
+            for &m in pos.legal_moves().iter() {
+                if let Some(r) = self.records.record(&pos.play(m).pack().0)? {
+                    entries.push(Child {
+                        mv: m,
+                        nodes: r.size,
+                    });
+                }
+            }
+            return Ok(if entries.is_empty() {
+                Lookup::Off
+            } else {
+                Lookup::Before { entries }
+            });
+        };
+        let mut children = Vec::new();
+        match rec.verdict {
+            Verdict::Win => {
+                let mv = move_of_code(pos, rec.mv).ok_or_else(|| SourceError::IllegalMove {
+                    source: self.name.clone(),
+                    mv: format!("{:#06x}", rec.mv),
+                    fen: pos.to_fen(),
+                })?;
+                let nodes = self.child_size(&rec, &pos.play(mv))?.unwrap_or(0);
+                children.push(Child { mv, nodes });
+            }
+            Verdict::Loss => {
+                for &m in pos.legal_moves().iter() {
+                    if let Some(nodes) = self.child_size(&rec, &pos.play(m))? {
+                        children.push(Child { mv: m, nodes });
+                    }
+                }
+            }
+        }
+        Ok(Lookup::In {
+            winner: Some(Self::winner_of(&rec, pos)),
+            table_leaf: children.is_empty() && !pos.is_game_over(self.rules),
+            children,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Several sources
+
+/// Several proofs answered as one: the first source with the node in its
+/// proof answers (moves of other sources holding the node too are added);
+/// otherwise the moves that lead into any proof.
+pub struct Forest {
+    sources: Vec<Box<dyn ProofSource>>,
+}
+
+impl Forest {
+    /// A forest of sources (asked in this order).
+    pub fn new(sources: Vec<Box<dyn ProofSource>>) -> Forest {
+        Forest { sources }
+    }
+
+    /// Number of sources.
+    pub fn len(&self) -> usize {
+        self.sources.len()
+    }
+
+    /// Whether there is no source.
+    pub fn is_empty(&self) -> bool {
+        self.sources.is_empty()
+    }
+}
+
+fn merge(into: &mut Vec<Child>, more: Vec<Child>) {
+    for c in more {
+        match into.iter_mut().find(|x| x.mv == c.mv) {
+            Some(x) => x.nodes = x.nodes.max(c.nodes),
+            None => into.push(c),
+        }
+    }
+}
+
+impl ProofSource for Forest {
+    fn name(&self) -> String {
+        self.sources
+            .iter()
+            .map(|s| s.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    fn lookup(&self, line: &[Move], pos: &Position) -> Result<Lookup, SourceError> {
+        let mut found: Option<Lookup> = None;
+        let mut before: Vec<Child> = Vec::new();
+        for s in &self.sources {
+            match s.lookup(line, pos)? {
+                Lookup::Off => {}
+                Lookup::Before { entries } => merge(&mut before, entries),
+                Lookup::In {
+                    winner,
+                    children,
+                    table_leaf,
+                } => match &mut found {
+                    None => {
+                        found = Some(Lookup::In {
+                            winner,
+                            children,
+                            table_leaf,
+                        })
+                    }
+                    Some(Lookup::In { children: c, .. }) => merge(c, children),
+                    Some(_) => unreachable!("found holds In only"),
+                },
+            }
+        }
+        Ok(match found {
+            Some(f) => f,
+            None if before.is_empty() => Lookup::Off,
+            None => Lookup::Before { entries: before },
+        })
+    }
+}
+
+/// Files of a directory with the given extension, sorted by name.
+pub fn files_with_ext(dir: &Path, ext: &str) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir)? {
+        let p = e?.path();
+        if p.extension().is_some_and(|x| x == ext) && p.is_file() {
+            out.push(p);
+        }
+    }
+    out.sort();
+    Ok(out)
+}

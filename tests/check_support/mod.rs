@@ -1,0 +1,495 @@
+//! Test support for the checker tests: a small proof-number search built on
+//! `crate::rules` that proves the easy ladder rungs and hands the proof
+//! over as a DAG (transpositions merged), a win-tree file and store
+//! records. The checker under test shares no code with this generator.
+#![allow(dead_code)]
+
+use antiproof::rules::{Color, Move, Position, RuleSet};
+use antiproof::store::{Record, Verdict};
+use antiproof::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
+use std::collections::HashMap;
+
+const INF: u32 = u32::MAX / 4;
+
+struct Node {
+    pos: Position,
+    parent: u32,
+    mv: Option<Move>,
+    children: Vec<u32>,
+    pn: u32,
+    dn: u32,
+    expanded: bool,
+}
+
+/// A proof of a line.
+pub struct Proof {
+    /// The line from the start position, UCI.
+    pub line: Vec<String>,
+    /// The line as move codes (the win-tree prolog).
+    pub prolog: Vec<MoveCode>,
+    /// The rule set.
+    pub rules: RuleSet,
+    /// The winner.
+    pub winner: Color,
+    /// The proof DAG; node 0 is the root.
+    pub dag: ProofDag,
+    /// The position of each DAG node.
+    pub positions: Vec<Position>,
+    /// Store records of every DAG node.
+    pub records: Vec<([u8; 25], Record)>,
+}
+
+impl Proof {
+    /// The win-tree file bytes.
+    pub fn file(&self) -> Vec<u8> {
+        write_tree(&self.dag, 0, &self.prolog, &WriteOptions::default())
+            .unwrap()
+            .bytes
+    }
+
+    /// The root position.
+    pub fn root(&self) -> Position {
+        self.positions[0]
+    }
+}
+
+/// Proves `line` (space-separated moves from the start) for the side that
+/// wins, by proof-number search; panics beyond `max_nodes`.
+pub fn prove(line: &str, rules: RuleSet, winner: Color, max_nodes: usize) -> Proof {
+    let (root, moves) = Position::startpos().play_line_str(line).unwrap();
+    prove_from(root, &moves, rules, winner, max_nodes)
+}
+
+/// Proves from a position; panics when it cannot.
+pub fn prove_from(
+    root: Position,
+    moves: &[Move],
+    rules: RuleSet,
+    winner: Color,
+    max_nodes: usize,
+) -> Proof {
+    try_prove_from(root, moves, rules, winner, max_nodes)
+        .unwrap_or_else(|| panic!("no proof for {winner:?} within {max_nodes} nodes"))
+}
+
+/// Proves from a position; `None` when not a win or over `max_nodes`.
+pub fn try_prove_from(
+    root: Position,
+    moves: &[Move],
+    rules: RuleSet,
+    winner: Color,
+    max_nodes: usize,
+) -> Option<Proof> {
+    let mut nodes = vec![Node {
+        pos: root,
+        parent: u32::MAX,
+        mv: None,
+        children: Vec::new(),
+        pn: 1,
+        dn: 1,
+        expanded: false,
+    }];
+    eval(&mut nodes, 0, rules, winner);
+    while nodes[0].pn != 0 && nodes[0].dn != 0 {
+        if nodes.len() >= max_nodes {
+            return None;
+        }
+        // Most-proving node.
+        let mut n = 0usize;
+        while nodes[n].expanded {
+            let or = nodes[n].pos.turn() == winner;
+            let kids = &nodes[n].children;
+            n = *kids
+                .iter()
+                .find(|&&c| {
+                    if or {
+                        nodes[c as usize].pn == nodes[n].pn
+                    } else {
+                        nodes[c as usize].dn == nodes[n].dn
+                    }
+                })
+                .unwrap() as usize;
+        }
+        // Expand.
+        let pos = nodes[n].pos;
+        let legal = pos.legal_moves();
+        let mut kids = Vec::with_capacity(legal.len());
+        for &m in legal.iter() {
+            let child = pos.play(m);
+            let id = nodes.len();
+            nodes.push(Node {
+                pos: child,
+                parent: n as u32,
+                mv: Some(m),
+                children: Vec::new(),
+                pn: 1,
+                dn: 1,
+                expanded: false,
+            });
+            eval(&mut nodes, id, rules, winner);
+            kids.push(id as u32);
+        }
+        nodes[n].children = kids;
+        nodes[n].expanded = true;
+        // Update to the root.
+        let mut v = n;
+        loop {
+            update(&mut nodes, v, winner);
+            if nodes[v].parent == u32::MAX {
+                break;
+            }
+            v = nodes[v].parent as usize;
+        }
+    }
+    if nodes[0].pn != 0 {
+        return None;
+    }
+    // Extract, merging transpositions.
+    let mut dag = ProofDag::new();
+    let mut positions = Vec::new();
+    let mut memo: HashMap<[u8; 25], usize> = HashMap::new();
+    let mut winning_move: Vec<Option<Move>> = Vec::new();
+    extract(
+        &nodes,
+        0,
+        winner,
+        &mut dag,
+        &mut positions,
+        &mut memo,
+        &mut winning_move,
+    );
+    let mut records = Vec::new();
+    for (i, p) in positions.iter().enumerate() {
+        if p.outcome(rules).is_some() {
+            continue;
+        }
+        let size = dag.reachable(i);
+        let rec = if p.turn() == winner {
+            Record {
+                verdict: Verdict::Win,
+                flags: 0,
+                mv: winning_move[i].unwrap().watkins_code(),
+                size,
+            }
+        } else {
+            Record {
+                verdict: Verdict::Loss,
+                flags: 0,
+                mv: 0,
+                size,
+            }
+        };
+        records.push((p.pack().0, rec));
+    }
+    Some(Proof {
+        line: moves.iter().map(|m| m.uci().to_string()).collect(),
+        prolog: moves.iter().map(|m| MoveCode(m.watkins_code())).collect(),
+        rules,
+        winner,
+        dag,
+        positions,
+        records,
+    })
+}
+
+fn extract(
+    nodes: &[Node],
+    n: usize,
+    winner: Color,
+    dag: &mut ProofDag,
+    positions: &mut Vec<Position>,
+    memo: &mut HashMap<[u8; 25], usize>,
+    winning_move: &mut Vec<Option<Move>>,
+) -> usize {
+    let key = nodes[n].pos.pack().0;
+    if let Some(&d) = memo.get(&key) {
+        return d;
+    }
+    let d = dag.add_node();
+    positions.push(nodes[n].pos);
+    winning_move.push(None);
+    memo.insert(key, d);
+    if !nodes[n].expanded {
+        assert_eq!(nodes[n].pn, 0);
+        return d;
+    }
+    let kids: Vec<usize> = if nodes[n].pos.turn() == winner {
+        let c = nodes[n]
+            .children
+            .iter()
+            .copied()
+            .find(|&c| nodes[c as usize].pn == 0)
+            .unwrap() as usize;
+        winning_move[d] = nodes[c].mv;
+        vec![c]
+    } else {
+        nodes[n].children.iter().map(|&c| c as usize).collect()
+    };
+    for c in kids {
+        let cd = extract(nodes, c, winner, dag, positions, memo, winning_move);
+        let code = MoveCode(nodes[c].mv.unwrap().watkins_code());
+        dag.add_edge(d, code, cd);
+    }
+    d
+}
+
+fn eval(nodes: &mut [Node], id: usize, rules: RuleSet, winner: Color) {
+    let pos = nodes[id].pos;
+    // A repetition of an ancestor is no win for the winner.
+    let mut a = nodes[id].parent;
+    while a != u32::MAX {
+        if nodes[a as usize].pos == pos {
+            nodes[id].pn = INF;
+            nodes[id].dn = 0;
+            nodes[id].expanded = false;
+            return;
+        }
+        a = nodes[a as usize].parent;
+    }
+    match pos.outcome(rules) {
+        Some(o) => {
+            if o.winner() == Some(winner) {
+                nodes[id].pn = 0;
+                nodes[id].dn = INF;
+            } else {
+                nodes[id].pn = INF;
+                nodes[id].dn = 0;
+            }
+        }
+        None => {
+            let k = pos.count_legal_moves();
+            if pos.turn() == winner {
+                nodes[id].pn = 1;
+                nodes[id].dn = k;
+            } else {
+                nodes[id].pn = k;
+                nodes[id].dn = 1;
+            }
+        }
+    }
+}
+
+fn update(nodes: &mut [Node], v: usize, winner: Color) {
+    if !nodes[v].expanded {
+        return;
+    }
+    let or = nodes[v].pos.turn() == winner;
+    let (mut pn, mut dn): (u32, u32) = if or { (INF, 0) } else { (0, INF) };
+    for &c in &nodes[v].children {
+        let c = &nodes[c as usize];
+        if or {
+            pn = pn.min(c.pn);
+            dn = (dn + c.dn).min(INF);
+        } else {
+            pn = (pn + c.pn).min(INF);
+            dn = dn.min(c.dn);
+        }
+    }
+    nodes[v].pn = pn;
+    nodes[v].dn = dn;
+}
+
+/// The ladder rungs 1-5: (line, winner).
+pub const RUNGS: [(&str, Color); 5] = [
+    ("e3 d5", Color::White),
+    ("e3 d6", Color::White),
+    ("e4", Color::Black),
+    ("d3", Color::Black),
+    ("d4", Color::Black),
+];
+
+/// Proofs of rungs 1-5 under International rules (cached per process).
+pub fn ladder() -> &'static [Proof] {
+    static CELL: std::sync::OnceLock<Vec<Proof>> = std::sync::OnceLock::new();
+    CELL.get_or_init(|| {
+        RUNGS
+            .iter()
+            .map(|&(line, w)| prove(line, RuleSet::International, w, 3_000_000))
+            .collect()
+    })
+}
+
+/// A small xorshift generator for reproducible mutations.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A large synthetic tree for measuring the checker's speed: from `line`,
+/// the side to move plays one legal move (picked by a hash of the
+/// position) and the other side every legal move, to `plies` plies;
+/// positions are merged (transpositions). Its leaves are not finished
+/// games, so the checker rejects it, but it does the same work per node as
+/// on a valid proof (legal moves, move matching, game-end tests, keys of
+/// transposition targets) and walks everything.
+pub fn synthetic(line: &str, plies: u32) -> Proof {
+    let (root, moves) = Position::startpos().play_line_str(line).unwrap();
+    let winner = root.turn();
+    let mut dag = ProofDag::new();
+    let mut positions = Vec::new();
+    let mut memo: HashMap<([u8; 25], u32), usize> = HashMap::new();
+    fn go(
+        pos: Position,
+        depth: u32,
+        plies: u32,
+        winner: Color,
+        dag: &mut ProofDag,
+        positions: &mut Vec<Position>,
+        memo: &mut HashMap<([u8; 25], u32), usize>,
+    ) -> usize {
+        // Merged by position and depth: transpositions, never a cycle.
+        let key = (pos.pack().0, depth);
+        if let Some(&d) = memo.get(&key) {
+            return d;
+        }
+        let d = dag.add_node();
+        positions.push(pos);
+        memo.insert(key, d);
+        if depth == plies || pos.outcome(RuleSet::International).is_some() {
+            return d;
+        }
+        let legal = pos.legal_moves();
+        let chosen: Vec<Move> = if pos.turn() == winner {
+            vec![legal[(pos.zobrist() % legal.len() as u64) as usize]]
+        } else {
+            legal.to_vec()
+        };
+        for m in chosen {
+            let c = go(pos.play(m), depth + 1, plies, winner, dag, positions, memo);
+            dag.add_edge(d, MoveCode(m.watkins_code()), c);
+        }
+        d
+    }
+    go(root, 0, plies, winner, &mut dag, &mut positions, &mut memo);
+    Proof {
+        line: moves.iter().map(|m| m.uci().to_string()).collect(),
+        prolog: moves.iter().map(|m| MoveCode(m.watkins_code())).collect(),
+        rules: RuleSet::International,
+        winner,
+        dag,
+        positions,
+        records: Vec::new(),
+    }
+}
+
+/// Proves `line` with the project's prover (`antiproof prove`) into a
+/// fresh store and reads the proof back as a DAG (the walk `export` does).
+/// Used for the ladder rungs too big for the little search above.
+pub fn prove_with_cli(line: &str, winner: Color) -> Proof {
+    use antiproof::store::{self, Store};
+    let dir = std::env::temp_dir().join(format!(
+        "antiproof-check-support-{}-{}",
+        std::process::id(),
+        line.replace(' ', "-")
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("p.redb");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .arg("prove")
+        .arg("--db")
+        .arg(&db)
+        .args(line.split(' '))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "prove {line}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let st = Store::open_existing(&db).unwrap();
+    let (root, moves) = Position::startpos().play_line_str(line).unwrap();
+    let mut dag = ProofDag::new();
+    let mut positions = Vec::new();
+    let mut records = Vec::new();
+    let mut memo: HashMap<[u8; 25], usize> = HashMap::new();
+    fn go(
+        pos: Position,
+        winner: Color,
+        st: &Store,
+        dag: &mut ProofDag,
+        positions: &mut Vec<Position>,
+        records: &mut Vec<([u8; 25], Record)>,
+        memo: &mut HashMap<[u8; 25], usize>,
+    ) -> usize {
+        let key = pos.pack().0;
+        if let Some(&d) = memo.get(&key) {
+            return d;
+        }
+        let d = dag.add_node();
+        positions.push(pos);
+        memo.insert(key, d);
+        if pos.outcome(RuleSet::International).is_some() {
+            return d;
+        }
+        let moves: Vec<Move> = if pos.turn() == winner {
+            let r = st
+                .get(store::Rules::International, &key)
+                .unwrap()
+                .expect("win record");
+            records.push((key, r));
+            let m = *pos
+                .legal_moves()
+                .iter()
+                .find(|m| m.watkins_code() & 0x7fff == r.mv & 0x7fff)
+                .expect("stored move is legal");
+            vec![m]
+        } else {
+            if let Some(r) = st.get(store::Rules::International, &key).unwrap() {
+                records.push((key, r));
+            }
+            pos.legal_moves().to_vec()
+        };
+        for m in moves {
+            let c = go(pos.play(m), winner, st, dag, positions, records, memo);
+            dag.add_edge(d, MoveCode(m.watkins_code()), c);
+        }
+        d
+    }
+    go(
+        root,
+        winner,
+        &st,
+        &mut dag,
+        &mut positions,
+        &mut records,
+        &mut memo,
+    );
+    drop(st);
+    let _ = std::fs::remove_dir_all(&dir);
+    Proof {
+        line: moves.iter().map(|m| m.uci().to_string()).collect(),
+        prolog: moves.iter().map(|m| MoveCode(m.watkins_code())).collect(),
+        rules: RuleSet::International,
+        winner,
+        dag,
+        positions,
+        records,
+    }
+}
+
+/// Rungs 1-7: rungs 1-5 from the search above, 6 (1.e3 Na6) and 7 (1.e3
+/// g6) from `antiproof prove` (cached per process).
+pub fn ladder7() -> &'static [Proof] {
+    static CELL: std::sync::OnceLock<Vec<Proof>> = std::sync::OnceLock::new();
+    CELL.get_or_init(|| {
+        let mut v: Vec<Proof> = RUNGS
+            .iter()
+            .map(|&(line, w)| prove(line, RuleSet::International, w, 3_000_000))
+            .collect();
+        v.push(prove_with_cli("e3 Na6", Color::White));
+        v.push(prove_with_cli("e3 g6", Color::White));
+        v
+    })
+}
