@@ -2,7 +2,7 @@
 //! tree (issue 3). See docs/prove.md.
 
 use crate::rules::{Color, Position, RuleSet};
-use crate::search::{self, Config, Limits, Progress, ProveReport, Prover, Verdict3};
+use crate::search::{self, Config, Limits, Progress, ProveReport, ProveResult, Prover};
 use crate::store::Store;
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
@@ -163,9 +163,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let line_san = crate::rules::line_san(&start, &played);
     let summary = Summary {
         result: match report.result {
-            Verdict3::Proven => "proven",
-            Verdict3::Disproven => "disproven",
-            Verdict3::Stopped => "stopped",
+            ProveResult::Proven => "proven",
+            ProveResult::Disproven => "disproven",
+            ProveResult::Stopped => "stopped",
         },
         winner: winner.to_string().to_lowercase(),
         winning_move: report.best_move.map(|m| pos.san(m)),
@@ -195,9 +195,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         print_summary(&mut out, &summary, &report)?;
     }
     Ok(match report.result {
-        Verdict3::Proven => super::EXIT_OK,
-        Verdict3::Disproven => super::EXIT_NO,
-        Verdict3::Stopped => super::EXIT_LIMIT,
+        ProveResult::Proven => super::EXIT_OK,
+        ProveResult::Disproven => super::EXIT_NO,
+        ProveResult::Stopped => super::EXIT_LIMIT,
     })
 }
 
@@ -211,9 +211,9 @@ fn fmt_pn(v: u32) -> String {
 
 fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Result<()> {
     let what = match r.result {
-        Verdict3::Proven => format!("proven: {} wins", s.winner),
-        Verdict3::Disproven => format!("disproven: {} cannot force a win", s.winner),
-        Verdict3::Stopped => "stopped by a limit (run again to continue)".to_string(),
+        ProveResult::Proven => format!("proven: {} wins", s.winner),
+        ProveResult::Disproven => format!("disproven: {} cannot force a win", s.winner),
+        ProveResult::Stopped => "stopped by a limit (run again to continue)".to_string(),
     };
     writeln!(out, "result:          {what}")?;
     let line = if s.line.is_empty() {
@@ -227,7 +227,7 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     }
     writeln!(out, "nodes:           {}", s.nodes)?;
     writeln!(out, "nodes/s:         {:.0}", s.nodes_per_second)?;
-    if r.result == Verdict3::Proven {
+    if r.result == ProveResult::Proven {
         writeln!(out, "proof positions: {}", s.proof_positions)?;
         writeln!(out, "proof depth:     {} plies", s.proof_depth)?;
     }

@@ -164,7 +164,7 @@ pub struct Progress {
 
 /// How a run ended.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Verdict3 {
+pub enum ProveResult {
     /// The prover wins.
     Proven,
     /// The prover cannot win.
@@ -177,7 +177,7 @@ pub enum Verdict3 {
 #[derive(Clone, Debug)]
 pub struct ProveReport {
     /// How it ended.
-    pub result: Verdict3,
+    pub result: ProveResult,
     /// The winning move at the root when the prover is to move there.
     pub best_move: Option<Move>,
     /// Nodes expanded.
@@ -403,7 +403,7 @@ impl<'s> Prover<'s> {
         self.stopped = false;
         let or = root.turn() == self.prover;
         let mut report = ProveReport {
-            result: Verdict3::Stopped,
+            result: ProveResult::Stopped,
             best_move: None,
             nodes: 0,
             generated: 0,
@@ -419,9 +419,9 @@ impl<'s> Prover<'s> {
         if let Some(rec) = self.stored_record(root)? {
             let win_for_prover = (rec.verdict == Verdict::Win) == or;
             report.result = if win_for_prover {
-                Verdict3::Proven
+                ProveResult::Proven
             } else {
-                Verdict3::Disproven
+                ProveResult::Disproven
             };
             if win_for_prover {
                 report.proof_positions = rec.size;
@@ -460,7 +460,7 @@ impl<'s> Prover<'s> {
             let summary = self.extract_and_store(root, key)?;
             match summary {
                 Some(s) => {
-                    report.result = Verdict3::Proven;
+                    report.result = ProveResult::Proven;
                     report.proof_positions = s.positions;
                     report.proof_depth = s.depth;
                     report.best_move = s.root_move.and_then(|c| {
@@ -470,18 +470,18 @@ impl<'s> Prover<'s> {
                             .find(|m| m.watkins_code() == c)
                     });
                 }
-                None if self.stopped => report.result = Verdict3::Stopped,
+                None if self.stopped => report.result = ProveResult::Stopped,
                 None => {
                     return Err(SearchError::Extraction(
                         "the root is proven but its proof could not be rebuilt".into(),
                     ));
                 }
             }
-            if report.result == Verdict3::Proven {
+            if report.result == ProveResult::Proven {
                 self.exact_figures(root, &mut report)?;
             }
         } else if dn == 0 {
-            report.result = Verdict3::Disproven;
+            report.result = ProveResult::Disproven;
         }
         report.nodes = self.nodes;
         report.generated = self.generated;
@@ -1264,11 +1264,56 @@ mod tests {
     }
 
     #[test]
+    fn repetitions_are_seen_back_to_the_last_irreversible_move() {
+        let mut p = Prover::new(Config::default(), Color::White, None).unwrap();
+        let start = Position::startpos();
+        let mut walk = |line: &[&str]| {
+            let mut pos = start;
+            p.path.clear();
+            p.path.push(PathEntry {
+                z: pos.zobrist(),
+                irrev_start: 0,
+            });
+            let mut last = false;
+            for (i, s) in line.iter().enumerate() {
+                let m = pos.parse_move(s).unwrap();
+                let next = pos.play(m);
+                if i + 1 == line.len() {
+                    last = !m.is_irreversible() && p.repeats(next.zobrist());
+                } else {
+                    p.push_path(next.zobrist(), m.is_irreversible());
+                }
+                pos = next;
+            }
+            last
+        };
+        assert!(walk(&["Nf3", "Nf6", "Ng1", "Ng8"]));
+        assert!(!walk(&["Nf3", "Nf6", "Ng1", "Nc6"]));
+        // The window starts at 1.e3: the position right after it repeats.
+        assert!(walk(&["e3", "Nc6", "Nf3", "Nb8", "Ng1"]));
+        assert!(!walk(&["e3", "Nc6", "Nf3", "Nb8"]));
+    }
+
+    #[test]
+    fn path_keys_only_where_the_value_can_depend_on_the_path() {
+        let start = Position::startpos();
+        let nf3 = start.parse_move("Nf3").unwrap();
+        let e4 = start.parse_move("e4").unwrap();
+        // A reversible move to a position without captures: path key.
+        let a = Prover::child_key(1, nf3, &start.play(nf3));
+        let b = Prover::child_key(2, nf3, &start.play(nf3));
+        assert_ne!(a, b);
+        // An irreversible move: the position's own hash, shared.
+        let c = Prover::child_key(1, e4, &start.play(e4));
+        assert_eq!(c, start.play(e4).zobrist());
+    }
+
+    #[test]
     fn proves_rung_one_without_a_store() {
         let (pos, _) = Position::startpos().play_line(&["e3", "d5"]).unwrap();
         let mut p = Prover::new(Config::default(), Color::White, None).unwrap();
         let r = p.prove(&pos).unwrap();
-        assert_eq!(r.result, Verdict3::Proven);
+        assert_eq!(r.result, ProveResult::Proven);
         assert!(r.proof_positions > 0);
     }
 }
