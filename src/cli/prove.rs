@@ -117,8 +117,14 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = stop.clone();
+        // The first Ctrl-C stops at a consistent point; a second one quits
+        // at once (the store stays consistent: redb commits are atomic).
         // A second handler (tests calling run twice) is not an error here.
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::Relaxed) {
+                std::process::exit(130);
+            }
+        });
     }
     limits.stop = Some(stop);
     let store = Store::open(&args.db)?;
@@ -213,7 +219,9 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     let what = match r.result {
         ProveResult::Proven => format!("proven: {} wins", s.winner),
         ProveResult::Disproven => format!("disproven: {} cannot force a win", s.winner),
-        ProveResult::Stopped => "stopped by a limit (run again to continue)".to_string(),
+        ProveResult::Stopped => {
+            "stopped by a limit or Ctrl-C (run the same command again to continue)".to_string()
+        }
     };
     writeln!(out, "result:          {what}")?;
     let line = if s.line.is_empty() {
