@@ -4,13 +4,13 @@
 mod prove_common;
 
 use antiproof::rules::{Color, Position};
-use antiproof::search::{Config, Prover, Verdict3};
+use antiproof::search::{Config, ProveResult, Prover};
 use antiproof::store::Store;
 use prove_common::{temp_db, walk};
 use std::path::Path;
 
 struct Run {
-    result: Verdict3,
+    result: ProveResult,
     best: Option<String>,
     nodes: u64,
     positions: u64,
@@ -27,7 +27,7 @@ fn prove(db: &Path, line: &str, winner: Option<Color>) -> Run {
             let (pos, _) = Position::startpos().play_line_str(&line).unwrap();
             let store = Store::open(&db).unwrap();
             let config = Config {
-                tt_bytes: 64 << 20,
+                tt_bytes: 1 << 30,
                 ..Config::default()
             };
             let winner = winner.unwrap_or(pos.turn());
@@ -48,7 +48,7 @@ fn prove(db: &Path, line: &str, winner: Option<Color>) -> Run {
 fn rung(name: &str, line: &str, winner: Color, first: &str) {
     let db = temp_db(name);
     let r = prove(&db, line, None);
-    assert_eq!(r.result, Verdict3::Proven, "{line}");
+    assert_eq!(r.result, ProveResult::Proven, "{line}");
     assert_eq!(r.best.as_deref(), Some(first), "{line}");
     let walked = walk(&db, line, winner);
     assert_eq!(
@@ -57,7 +57,7 @@ fn rung(name: &str, line: &str, winner: Color, first: &str) {
     );
     // A second run finds the root in the store.
     let again = prove(&db, line, None);
-    assert_eq!(again.result, Verdict3::Proven);
+    assert_eq!(again.result, ProveResult::Proven);
     assert_eq!(again.nodes, 0);
     assert_eq!(again.best.as_deref(), Some(first));
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
@@ -103,9 +103,9 @@ fn a_stored_deeper_proof_is_reused() {
     let fresh = prove(&temp_db("reuse-a"), "e3 d5", None);
     let db = temp_db("reuse-b");
     let deeper = prove(&db, "e3 d5 Qg4", Some(Color::White));
-    assert_eq!(deeper.result, Verdict3::Proven);
+    assert_eq!(deeper.result, ProveResult::Proven);
     let r = prove(&db, "e3 d5", None);
-    assert_eq!(r.result, Verdict3::Proven);
+    assert_eq!(r.result, ProveResult::Proven);
     assert!(r.nodes < fresh.nodes, "{} !< {}", r.nodes, fresh.nodes);
     walk(&db, "e3 d5", Color::White);
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
@@ -116,6 +116,24 @@ fn a_side_that_cannot_win_is_disproven() {
     // After 1.e3 d5 2.Qg4 White wins (rung 1), so Black cannot.
     let db = temp_db("disprove");
     let r = prove(&db, "e3 d5 Qg4", Some(Color::Black));
-    assert_eq!(r.result, Verdict3::Disproven);
+    assert_eq!(r.result, ProveResult::Disproven);
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
+/// Rungs 8 to 10: seconds to minutes in the test profile; run with
+/// `cargo test --release --test prove_ladder -- --ignored`.
+#[test]
+#[ignore]
+fn rungs_8_to_10() {
+    for (name, line, winner) in [
+        ("r8", "e3 e5", Color::White),
+        ("r9", "Nc3", Color::Black),
+        ("r10", "e3 f5", Color::White),
+    ] {
+        let db = temp_db(name);
+        let r = prove(&db, line, None);
+        assert_eq!(r.result, ProveResult::Proven, "{line}");
+        assert_eq!(walk(&db, line, winner) as u64, r.positions, "{line}");
+        std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+    }
 }

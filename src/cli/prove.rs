@@ -2,7 +2,7 @@
 //! tree (issue 3). See docs/prove.md.
 
 use crate::rules::{Color, Position, RuleSet};
-use crate::search::{self, Config, Limits, Progress, ProveReport, Prover, Verdict3};
+use crate::search::{self, Config, Limits, Progress, ProveReport, ProveResult, Prover};
 use crate::store::Store;
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
@@ -70,6 +70,7 @@ struct Summary {
     tt_bytes: u64,
     peak_memory_bytes: Option<u64>,
     time_s: f64,
+    cpu_s: Option<f64>,
     rules: String,
     root_fen: String,
     line: Vec<String>,
@@ -116,8 +117,14 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = stop.clone();
+        // The first Ctrl-C stops at a consistent point; a second one quits
+        // at once (the store stays consistent: redb commits are atomic).
         // A second handler (tests calling run twice) is not an error here.
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::Relaxed) {
+                std::process::exit(130);
+            }
+        });
     }
     limits.stop = Some(stop);
     let store = Store::open(&args.db)?;
@@ -139,12 +146,12 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
                         let rss = read_status_kb("VmRSS:").unwrap_or(0) / 1024;
                         let rate = p.nodes as f64 / p.elapsed.as_secs_f64().max(1e-9);
                         eprint!(
-                            "\r{:>12} nodes  {:>8.0} k nodes/s  root pn {} dn {}  tt {:.0}%  rss {} MB   ",
+                            "\r{:>12} nodes  {:>6.0} k nodes/s  root pn {} dn {}  table {} MB  rss {} MB   ",
                             p.nodes,
                             rate / 1e3,
                             fmt_pn(p.root_pn),
                             fmt_pn(p.root_dn),
-                            100.0 * p.tt_used as f64 / p.tt_capacity.max(1) as f64,
+                            p.tt_bytes >> 20,
                             rss
                         );
                     });
@@ -162,9 +169,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let line_san = crate::rules::line_san(&start, &played);
     let summary = Summary {
         result: match report.result {
-            Verdict3::Proven => "proven",
-            Verdict3::Disproven => "disproven",
-            Verdict3::Stopped => "stopped",
+            ProveResult::Proven => "proven",
+            ProveResult::Disproven => "disproven",
+            ProveResult::Stopped => "stopped",
         },
         winner: winner.to_string().to_lowercase(),
         winning_move: report.best_move.map(|m| pos.san(m)),
@@ -180,6 +187,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         tt_bytes: report.tt_bytes,
         peak_memory_bytes: read_status_kb("VmHWM:").map(|k| k * 1024),
         time_s: secs,
+        cpu_s: cpu_seconds(),
         rules: rules.to_string(),
         root_fen: pos.to_fen(),
         line: line_san,
@@ -193,9 +201,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         print_summary(&mut out, &summary, &report)?;
     }
     Ok(match report.result {
-        Verdict3::Proven => super::EXIT_OK,
-        Verdict3::Disproven => super::EXIT_NO,
-        Verdict3::Stopped => super::EXIT_LIMIT,
+        ProveResult::Proven => super::EXIT_OK,
+        ProveResult::Disproven => super::EXIT_NO,
+        ProveResult::Stopped => super::EXIT_LIMIT,
     })
 }
 
@@ -209,9 +217,11 @@ fn fmt_pn(v: u32) -> String {
 
 fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Result<()> {
     let what = match r.result {
-        Verdict3::Proven => format!("proven: {} wins", s.winner),
-        Verdict3::Disproven => format!("disproven: {} cannot force a win", s.winner),
-        Verdict3::Stopped => "stopped by a limit (run again to continue)".to_string(),
+        ProveResult::Proven => format!("proven: {} wins", s.winner),
+        ProveResult::Disproven => format!("disproven: {} cannot force a win", s.winner),
+        ProveResult::Stopped => {
+            "stopped by a limit or Ctrl-C (run the same command again to continue)".to_string()
+        }
     };
     writeln!(out, "result:          {what}")?;
     let line = if s.line.is_empty() {
@@ -225,7 +235,7 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     }
     writeln!(out, "nodes:           {}", s.nodes)?;
     writeln!(out, "nodes/s:         {:.0}", s.nodes_per_second)?;
-    if r.result == Verdict3::Proven {
+    if r.result == ProveResult::Proven {
         writeln!(out, "proof positions: {}", s.proof_positions)?;
         writeln!(out, "proof depth:     {} plies", s.proof_depth)?;
     }
@@ -242,7 +252,10 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
             s.tt_bytes as f64 / 1e6
         )?;
     }
-    writeln!(out, "time:            {:.3} s", s.time_s)?;
+    match s.cpu_s {
+        Some(c) => writeln!(out, "time:            {:.3} s ({c:.3} s CPU)", s.time_s)?,
+        None => writeln!(out, "time:            {:.3} s", s.time_s)?,
+    }
     writeln!(out, "rules:           {}", s.rules)?;
     writeln!(out, "root FEN:        {}", s.root_fen)?;
     writeln!(out, "revision:        {}", s.revision)?;
@@ -315,6 +328,18 @@ fn parse_memory(s: &str) -> anyhow::Result<usize> {
         bail!("--memory {s:?} is too small (at least 64K)");
     }
     Ok(bytes as usize)
+}
+
+/// User plus system CPU time of this process so far.
+fn cpu_seconds() -> Option<f64> {
+    // SAFETY: getrusage writes into the zeroed struct we own.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_SELF is always valid.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return None;
+    }
+    let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+    Some(t(ru.ru_utime) + t(ru.ru_stime))
 }
 
 /// A field of /proc/self/status in kB.
@@ -462,7 +487,7 @@ fn ladder(args: &ProveArgs) -> anyhow::Result<u8> {
     let mut out = io::stdout().lock();
     writeln!(
         out,
-        "rung  line       result      time s    nodes         nodes/s   proof pos  depth  peak MB  store B/pos | anchor s  ratio  anchor nodes  anchor proof"
+        "rung  line       result      time s   CPU s      nodes     nodes/s  proof pos  depth  peak MB  B/node  store B/pos | anchor s  ratio  CPU ratio  anchor nodes  anchor proof"
     )?;
     let mut worst = super::EXIT_OK;
     for n in rungs {
@@ -506,16 +531,27 @@ fn ladder(args: &ProveArgs) -> anyhow::Result<u8> {
         } else {
             0.0
         };
-        let (anchor, ratio) = match rung.anchor_s {
-            Some(a) => (format!("{a:>8.3}"), format!("{:>6.2}", t / a)),
-            None => ("       -".into(), "     -".into()),
+        let cpu = f("cpu_s");
+        let (anchor, ratio, cpu_ratio) = match rung.anchor_s {
+            Some(a) => (
+                format!("{a:>8.3}"),
+                format!("{:>5.2}", t / a),
+                format!("{:>9.2}", cpu / a),
+            ),
+            None => ("       -".into(), "    -".into(), "        -".into()),
+        };
+        let nodes = f("nodes");
+        let per_node = if nodes > 0.0 {
+            f("peak_memory_bytes") / nodes
+        } else {
+            0.0
         };
         writeln!(
             out,
-            "{n:>4}  {:<9}  {:<9}  {t:>8.3}  {:>11}  {:>10.0}  {:>9}  {:>5}  {:>7.1}  {:>11.1} | {anchor}  {ratio}  {:>12}  {:>12}",
+            "{n:>4}  {:<9}  {:<9}  {t:>7.2}  {cpu:>6.2}  {:>9}  {:>10.0}  {:>9}  {:>5}  {:>7.1}  {per_node:>6.1}  {:>11.1} | {anchor}  {ratio}  {cpu_ratio}  {:>12}  {:>12}",
             rung.line,
             v["result"].as_str().unwrap_or("?"),
-            f("nodes") as u64,
+            nodes as u64,
             f("nodes_per_second"),
             proof as u64,
             f("proof_depth") as u64,

@@ -139,6 +139,10 @@ impl Default for Config {
     }
 }
 
+/// Proofs up to this many positions (by the records' estimate) are walked
+/// in the store after proving, for exact size and depth figures.
+pub const WALK_LIMIT: u64 = 20_000_000;
+
 /// A progress report, about once a second.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
@@ -154,11 +158,13 @@ pub struct Progress {
     pub tt_used: u64,
     /// Table capacity in entries.
     pub tt_capacity: u64,
+    /// Bytes of the table in use (it grows up to the budget).
+    pub tt_bytes: u64,
 }
 
 /// How a run ended.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Verdict3 {
+pub enum ProveResult {
     /// The prover wins.
     Proven,
     /// The prover cannot win.
@@ -171,18 +177,19 @@ pub enum Verdict3 {
 #[derive(Clone, Debug)]
 pub struct ProveReport {
     /// How it ended.
-    pub result: Verdict3,
+    pub result: ProveResult,
     /// The winning move at the root when the prover is to move there.
     pub best_move: Option<Move>,
     /// Nodes expanded.
     pub nodes: u64,
     /// Child positions generated.
     pub generated: u64,
-    /// Distinct positions in the proof (game ends included; positions
-    /// under reused stored records counted by their records' sizes).
+    /// Distinct positions in the proof, game ends included (exact, from a
+    /// walk of the stored proof, up to [`WALK_LIMIT`] positions; beyond it an
+    /// upper bound from the records' sizes).
     pub proof_positions: u64,
-    /// Longest line of the proof in plies (to a game end or a stored
-    /// position).
+    /// Longest line of the proof in plies (exact when the proof was walked;
+    /// else not counting below positions stored by earlier runs).
     pub proof_depth: u32,
     /// Records written to the store in this run.
     pub records_written: u64,
@@ -254,29 +261,21 @@ fn sat(x: u64) -> u32 {
     if x >= INF as u64 { INF - 1 } else { x as u32 }
 }
 
-fn eps_num() -> u64 {
-    static E: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *E.get_or_init(|| {
-        std::env::var("AP_EPS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(4)
-    })
-}
-
 #[inline(always)]
 fn eps(v: u32) -> u32 {
     if v >= INF - 1 {
         INF
     } else {
-        sat(v as u64 + ((v as u64 * eps_num()) / 16).max(1))
+        sat(v as u64 + (v as u64 / 4).max(1))
     }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum ExKind {
     Terminal,
-    Stored(u64),
+    /// A position stored before: proof size, and proof depth when it was
+    /// stored in this run (else 0).
+    Stored(u64, u32),
     Win(u16),
     Loss,
 }
@@ -308,8 +307,11 @@ pub struct Prover<'s> {
     prover: Color,
     tt: Tt,
     store: Option<&'s Store>,
-    /// Zobrist hash of stored positions -> whether the side to move wins.
-    stored: ZMap<bool>,
+    /// Zobrist hash of stored positions -> proof size << 1 | 1 if the side
+    /// to move wins.
+    stored: ZMap<u64>,
+    /// Zobrist hash of positions stored in this run -> depth of their proof.
+    depths: ZMap<u32>,
     path: Vec<PathEntry>,
     kids: Vec<Kid>,
     nodes: u64,
@@ -345,7 +347,7 @@ impl<'s> Prover<'s> {
             let reader = s.reader()?;
             reader.for_each(store_rules(config.rules), |k, r| {
                 if let Ok(p) = Position::unpack(&crate::rules::PackedPosition(*k)) {
-                    stored.insert(p.zobrist(), r.verdict == Verdict::Win);
+                    stored.insert(p.zobrist(), stored_value(&r));
                 }
                 Ok(())
             })?;
@@ -357,6 +359,7 @@ impl<'s> Prover<'s> {
             tt: Tt::with_bytes(config.tt_bytes),
             store,
             stored,
+            depths: ZMap::default(),
             path: Vec::with_capacity(1024),
             kids: Vec::with_capacity(1 << 14),
             nodes: 0,
@@ -400,7 +403,7 @@ impl<'s> Prover<'s> {
         self.stopped = false;
         let or = root.turn() == self.prover;
         let mut report = ProveReport {
-            result: Verdict3::Stopped,
+            result: ProveResult::Stopped,
             best_move: None,
             nodes: 0,
             generated: 0,
@@ -416,9 +419,9 @@ impl<'s> Prover<'s> {
         if let Some(rec) = self.stored_record(root)? {
             let win_for_prover = (rec.verdict == Verdict::Win) == or;
             report.result = if win_for_prover {
-                Verdict3::Proven
+                ProveResult::Proven
             } else {
-                Verdict3::Disproven
+                ProveResult::Disproven
             };
             if win_for_prover {
                 report.proof_positions = rec.size;
@@ -434,6 +437,9 @@ impl<'s> Prover<'s> {
             } else {
                 report.root_pn = INF;
                 report.root_dn = 0;
+            }
+            if win_for_prover {
+                self.exact_figures(root, &mut report)?;
             }
             report.elapsed = self.start.elapsed();
             return Ok(report);
@@ -454,7 +460,7 @@ impl<'s> Prover<'s> {
             let summary = self.extract_and_store(root, key)?;
             match summary {
                 Some(s) => {
-                    report.result = Verdict3::Proven;
+                    report.result = ProveResult::Proven;
                     report.proof_positions = s.positions;
                     report.proof_depth = s.depth;
                     report.best_move = s.root_move.and_then(|c| {
@@ -464,21 +470,46 @@ impl<'s> Prover<'s> {
                             .find(|m| m.watkins_code() == c)
                     });
                 }
-                None if self.stopped => report.result = Verdict3::Stopped,
+                None if self.stopped => report.result = ProveResult::Stopped,
                 None => {
                     return Err(SearchError::Extraction(
                         "the root is proven but its proof could not be rebuilt".into(),
                     ));
                 }
             }
+            if report.result == ProveResult::Proven {
+                self.exact_figures(root, &mut report)?;
+            }
         } else if dn == 0 {
-            report.result = Verdict3::Disproven;
+            report.result = ProveResult::Disproven;
         }
         report.nodes = self.nodes;
         report.generated = self.generated;
         report.records_written = self.written;
         report.elapsed = self.start.elapsed();
         Ok(report)
+    }
+
+    /// Replaces the proof's size and depth by exact figures from a walk of
+    /// the stored proof (which also checks that it closes), unless the proof
+    /// is too big to walk quickly.
+    fn exact_figures(&self, root: &Position, report: &mut ProveReport) -> Result<(), SearchError> {
+        let Some(store) = self.store else {
+            return Ok(());
+        };
+        if report.proof_positions > WALK_LIMIT {
+            return Ok(());
+        }
+        match walk_proof(store, self.rules, root, self.prover)? {
+            Some((positions, depth)) => {
+                report.proof_positions = positions;
+                report.proof_depth = depth;
+                Ok(())
+            }
+            None => Err(SearchError::Extraction(
+                "the stored proof does not close".into(),
+            )),
+        }
     }
 
     fn check_limits(&mut self) {
@@ -508,6 +539,7 @@ impl<'s> Prover<'s> {
                 root_dn: self.root_dn,
                 tt_used: self.tt.used(),
                 tt_capacity: self.tt.capacity(),
+                tt_bytes: self.tt.bytes_in_use(),
             };
             if let Some(f) = self.progress.as_mut() {
                 f(&p);
@@ -573,9 +605,13 @@ impl<'s> Prover<'s> {
             return t;
         }
         if !self.stored.is_empty()
-            && let Some(&win) = self.stored.get(&z)
+            && let Some(&v) = self.stored.get(&z)
         {
-            return if win == or { (0, INF, 1) } else { (INF, 0, 0) };
+            return if (v & 1 == 1) == or {
+                (0, INF, sat(v >> 1).max(1))
+            } else {
+                (INF, 0, 0)
+            };
         }
         if or {
             (1, n.max(1), 0)
@@ -601,8 +637,11 @@ impl<'s> Prover<'s> {
             let child = pos.play(m);
             let irr = m.is_irreversible();
             let z = child.zobrist();
-            let hc = child.has_capture();
-            let ckey = if irr || hc { z } else { mix(key, z) };
+            let ckey = if irr || child.has_capture() {
+                z
+            } else {
+                mix(key, z)
+            };
             self.tt.prefetch(ckey);
             self.kids.push(Kid {
                 pos: child,
@@ -640,12 +679,20 @@ impl<'s> Prover<'s> {
             let mut best = 0usize;
             let mut b1 = INF;
             let mut b2 = INF;
+            // Ties at OR nodes go to the child with the larger disproof
+            // number (measured: smaller proofs on rungs 5, 6 and 9).
+            let mut bo = 0;
             for (i, k) in self.kids[base..].iter().enumerate() {
-                let v = if or { k.pn } else { k.dn };
+                let (v, o) = if or { (k.pn, k.dn) } else { (k.dn, k.pn) };
                 if v < b1 {
                     b2 = b1;
                     b1 = v;
                     best = i;
+                    bo = o;
+                } else if v == b1 && or && o > bo {
+                    b2 = v;
+                    best = i;
+                    bo = o;
                 } else if v < b2 {
                     b2 = v;
                 }
@@ -698,7 +745,12 @@ impl<'s> Prover<'s> {
             TtValue { pn, dn, work }
         };
         self.tt.put(key, v);
-        if pn == 0 && !self.extracting && size >= self.checkpoint_size && self.store.is_some() {
+        if pn == 0
+            && !self.extracting
+            && !is_root
+            && size >= self.checkpoint_size
+            && self.store.is_some()
+        {
             self.checkpoint(pos, key);
         }
         (pn, dn, size)
@@ -794,7 +846,8 @@ impl<'s> Prover<'s> {
         let or = pos.turn() == self.prover;
         if let Some(rec) = self.stored_record(pos)? {
             let win = (rec.verdict == Verdict::Win) == or;
-            return Ok(win.then(|| self.new_leaf(pos, packed, ExKind::Stored(rec.size))));
+            let depth = self.depths.get(&pos.zobrist()).copied().unwrap_or(0);
+            return Ok(win.then(|| self.new_leaf(pos, packed, ExKind::Stored(rec.size, depth))));
         }
         let idx = self.ex_nodes.len() as u32;
         self.ex_nodes.push(ExNode {
@@ -848,9 +901,9 @@ impl<'s> Prover<'s> {
                     0
                 } else if child.outcome(self.rules) == Some(Outcome::Win(self.prover)) {
                     0
-                } else if let Some(&win) = self.stored.get(&z) {
-                    if win == (child.turn() == self.prover) {
-                        1
+                } else if let Some(&v) = self.stored.get(&z) {
+                    if (v & 1 == 1) == (child.turn() == self.prover) {
+                        sat(v >> 1)
                     } else {
                         continue;
                     }
@@ -936,6 +989,10 @@ impl<'s> Prover<'s> {
         // Depths in completion order (children finish first).
         for &i in &self.ex_finished {
             let node = &self.ex_nodes[i as usize];
+            if let ExKind::Stored(_, d) = node.kind {
+                depth[i as usize] = d;
+                continue;
+            }
             depth[i as usize] = node
                 .children
                 .iter()
@@ -951,7 +1008,7 @@ impl<'s> Prover<'s> {
         let mut budget: u64 = 400_000_000;
         for (round, &i) in self.ex_finished.iter().enumerate() {
             let node = &self.ex_nodes[i as usize];
-            if let ExKind::Stored(s) = node.kind {
+            if let ExKind::Stored(s, _) = node.kind {
                 size[i as usize] = s.max(1);
                 continue;
             }
@@ -972,7 +1029,7 @@ impl<'s> Prover<'s> {
             while let Some(j) = stack.pop() {
                 let nj = &self.ex_nodes[j as usize];
                 count += match nj.kind {
-                    ExKind::Stored(s) => s.max(1),
+                    ExKind::Stored(s, _) => s.max(1),
                     _ => 1,
                 };
                 for &c in &nj.children {
@@ -993,7 +1050,7 @@ impl<'s> Prover<'s> {
         stack.push(root);
         seen[root as usize] = true;
         let mut written = 0u64;
-        let mut new_stored: Vec<(u64, bool)> = Vec::new();
+        let mut new_stored: Vec<(u64, u64, u32)> = Vec::new();
         while let Some(j) = stack.pop() {
             let node = &self.ex_nodes[j as usize];
             let rec = match node.kind {
@@ -1013,7 +1070,7 @@ impl<'s> Prover<'s> {
             };
             if let Some(r) = rec {
                 batch.push((node.packed, r));
-                new_stored.push((node.z, r.verdict == Verdict::Win));
+                new_stored.push((node.z, stored_value(&r), depth[j as usize]));
             }
             for &c in &node.children {
                 if !seen[c as usize] {
@@ -1034,8 +1091,9 @@ impl<'s> Prover<'s> {
         }
         written += batch.len() as u64;
         if self.store.is_some() {
-            for (z, w) in new_stored {
-                self.stored.insert(z, w);
+            for (z, v, d) in new_stored {
+                self.stored.insert(z, v);
+                self.depths.insert(z, d);
             }
         }
         self.written += written;
@@ -1050,6 +1108,102 @@ impl<'s> Prover<'s> {
             },
         })
     }
+}
+
+/// Walks the stored proof of `root` (the winner to win) and returns its
+/// exact number of distinct positions (game ends included) and its depth in
+/// plies. `Ok(None)` if the store does not hold a closed proof (a record
+/// missing or saying otherwise, an illegal move, a leaf not won, a cycle).
+pub fn walk_proof(
+    store: &Store,
+    rules: RuleSet,
+    root: &Position,
+    winner: Color,
+) -> Result<Option<(u64, u32)>, StoreError> {
+    let reader = store.reader()?;
+    let srules = store_rules(rules);
+    // Key -> None while on the path, Some(depth) when done.
+    let mut seen: HashMap<Key, Option<u32>> = HashMap::new();
+    struct Frame {
+        key: Key,
+        kids: Vec<Position>,
+        depth: u32,
+    }
+    // Returns Err(()) on a broken proof, Ok(Some(frame)) to descend, Ok(None)
+    // for a game end (recorded done).
+    let open = |pos: &Position,
+                seen: &mut HashMap<Key, Option<u32>>|
+     -> Result<Result<Option<Frame>, ()>, StoreError> {
+        let key = pos.pack().0;
+        if let Some(o) = pos.outcome(rules) {
+            if o != Outcome::Win(winner) {
+                return Ok(Err(()));
+            }
+            seen.insert(key, Some(0));
+            return Ok(Ok(None));
+        }
+        let Some(rec) = reader.get(srules, &key)? else {
+            return Ok(Err(()));
+        };
+        let moves = pos.legal_moves();
+        let kids = if pos.turn() == winner {
+            if rec.verdict != Verdict::Win {
+                return Ok(Err(()));
+            }
+            match moves.iter().find(|m| m.watkins_code() == rec.mv) {
+                Some(&m) => vec![pos.play(m)],
+                None => return Ok(Err(())),
+            }
+        } else {
+            if rec.verdict != Verdict::Loss {
+                return Ok(Err(()));
+            }
+            moves.iter().map(|&m| pos.play(m)).collect()
+        };
+        seen.insert(key, None);
+        Ok(Ok(Some(Frame {
+            key,
+            kids,
+            depth: 0,
+        })))
+    };
+    let mut stack: Vec<Frame> = Vec::new();
+    match open(root, &mut seen)? {
+        Err(()) => return Ok(None),
+        Ok(None) => return Ok(Some((1, 0))),
+        Ok(Some(f)) => stack.push(f),
+    }
+    let mut root_depth = 0;
+    while let Some(top) = stack.last_mut() {
+        match top.kids.pop() {
+            Some(c) => {
+                let ck = c.pack().0;
+                match seen.get(&ck) {
+                    Some(Some(d)) => top.depth = top.depth.max(d + 1),
+                    Some(None) => return Ok(None),
+                    None => match open(&c, &mut seen)? {
+                        Err(()) => return Ok(None),
+                        Ok(None) => top.depth = top.depth.max(1),
+                        Ok(Some(f)) => stack.push(f),
+                    },
+                }
+            }
+            None => {
+                let f = stack.pop().expect("non-empty");
+                seen.insert(f.key, Some(f.depth));
+                match stack.last_mut() {
+                    Some(p) => p.depth = p.depth.max(f.depth + 1),
+                    None => root_depth = f.depth,
+                }
+            }
+        }
+    }
+    Ok(Some((seen.len() as u64, root_depth)))
+}
+
+/// The filter's value of a record: proof size << 1 | 1 for a win.
+fn stored_value(r: &Record) -> u64 {
+    (r.size.min(u64::MAX >> 2) << 1) | (r.verdict == Verdict::Win) as u64
 }
 
 #[inline(always)]
@@ -1110,11 +1264,56 @@ mod tests {
     }
 
     #[test]
+    fn repetitions_are_seen_back_to_the_last_irreversible_move() {
+        let mut p = Prover::new(Config::default(), Color::White, None).unwrap();
+        let start = Position::startpos();
+        let mut walk = |line: &[&str]| {
+            let mut pos = start;
+            p.path.clear();
+            p.path.push(PathEntry {
+                z: pos.zobrist(),
+                irrev_start: 0,
+            });
+            let mut last = false;
+            for (i, s) in line.iter().enumerate() {
+                let m = pos.parse_move(s).unwrap();
+                let next = pos.play(m);
+                if i + 1 == line.len() {
+                    last = !m.is_irreversible() && p.repeats(next.zobrist());
+                } else {
+                    p.push_path(next.zobrist(), m.is_irreversible());
+                }
+                pos = next;
+            }
+            last
+        };
+        assert!(walk(&["Nf3", "Nf6", "Ng1", "Ng8"]));
+        assert!(!walk(&["Nf3", "Nf6", "Ng1", "Nc6"]));
+        // The window starts at 1.e3: the position right after it repeats.
+        assert!(walk(&["e3", "Nc6", "Nf3", "Nb8", "Ng1"]));
+        assert!(!walk(&["e3", "Nc6", "Nf3", "Nb8"]));
+    }
+
+    #[test]
+    fn path_keys_only_where_the_value_can_depend_on_the_path() {
+        let start = Position::startpos();
+        let nf3 = start.parse_move("Nf3").unwrap();
+        let e4 = start.parse_move("e4").unwrap();
+        // A reversible move to a position without captures: path key.
+        let a = Prover::child_key(1, nf3, &start.play(nf3));
+        let b = Prover::child_key(2, nf3, &start.play(nf3));
+        assert_ne!(a, b);
+        // An irreversible move: the position's own hash, shared.
+        let c = Prover::child_key(1, e4, &start.play(e4));
+        assert_eq!(c, start.play(e4).zobrist());
+    }
+
+    #[test]
     fn proves_rung_one_without_a_store() {
         let (pos, _) = Position::startpos().play_line(&["e3", "d5"]).unwrap();
         let mut p = Prover::new(Config::default(), Color::White, None).unwrap();
         let r = p.prove(&pos).unwrap();
-        assert_eq!(r.result, Verdict3::Proven);
+        assert_eq!(r.result, ProveResult::Proven);
         assert!(r.proof_positions > 0);
     }
 }

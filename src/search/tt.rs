@@ -117,9 +117,7 @@ impl Slab {
             // SAFETY: the range lies inside the mapping just made; the advice
             // is only a hint and its failure is harmless.
             unsafe {
-                if std::env::var_os("AP_NOHUGE").is_none() {
-                    libc::madvise(aligned as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE);
-                }
+                libc::madvise(aligned as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE);
             }
             Slab {
                 ptr: aligned as *mut Bucket,
@@ -244,7 +242,11 @@ impl Tt {
                 return Some(TtValue {
                     pn: e.pn,
                     dn: e.dn,
-                    work: 1u32 << e.work_log().min(31),
+                    // The largest power of two not above the work stored.
+                    work: match e.work_log() {
+                        0 => 0,
+                        l => 1u32 << (l - 1).min(31),
+                    },
                 });
             }
         }
