@@ -30,6 +30,13 @@ pub struct VerifyArgs {
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Endgame tables (a directory of `antiproof tables build`): a leaf of
+    /// 4 men or fewer that is not a finished game is accepted when a table
+    /// scores it a win for the winner; every table used (and those below
+    /// it) is certified in this run. Without it such leaves leave the
+    /// proof not certified.
+    #[arg(long, value_name = "DIR")]
+    tables: Option<PathBuf>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -49,6 +56,17 @@ fn parse_rules(s: &str) -> Result<Rules, String> {
 
 /// Runs `antiproof verify`.
 pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
+    let tables = match &args.tables {
+        Some(dir) => {
+            if !dir.is_dir() {
+                anyhow::bail!("--tables {}: not a directory", dir.display());
+            }
+            Some(std::sync::Arc::new(check::LeafTables::open(
+                dir, args.rules,
+            )))
+        }
+        None => None,
+    };
     let report = match &args.tree {
         Some(path) => {
             let tree = match WinTree::open(path) {
@@ -81,6 +99,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
                 start: None,
                 threads: args.threads,
                 line,
+                tables: tables.clone(),
             };
             let mut best = check::check_tree(&tree, &opts);
             for _ in 1..args.repeat {
@@ -98,7 +117,14 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
                 .map_err(|e| anyhow::anyhow!("bad line: {e}"))?;
             let codes: Vec<_> = moves.iter().map(game::move_code).collect();
             let (line, _) = game::san_line(&start, &codes);
-            check::check_store(&reader, args.rules, &root, &line, args.winner)
+            check::check_store_with(
+                &reader,
+                args.rules,
+                &root,
+                &line,
+                args.winner,
+                tables.as_deref(),
+            )
         }
     };
     let mut out = std::io::stdout().lock();
