@@ -171,3 +171,27 @@ fn ctrl_c_stops_with_exit_3_and_the_next_run_continues() {
     walk(&db, "e3 g6", Color::White);
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
+
+#[test]
+fn a_stopped_search_saves_its_table_and_the_next_run_resumes_from_it() {
+    let db = temp_db("cli-resume");
+    let mut table = db.as_os_str().to_os_string();
+    table.push(".table");
+    let table = std::path::PathBuf::from(table);
+    let o = prove(&db, &["--json", "--limit", "300000 nodes", "e3", "g6"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(table.exists(), "the table is saved");
+    let o = prove(&db, &["--json", "e3", "g6"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["resumed_table"], true);
+    assert_eq!(v["winning_move"], "Qh5");
+    assert!(!table.exists(), "a finished search removes its table");
+    walk(&db, "e3 g6", Color::White);
+    // A table saved for another root is not loaded.
+    let o = prove(&db, &["--limit", "1000 nodes", "e3", "Na6"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let o = prove(&db, &["--json", "e3", "d6"]);
+    assert_eq!(json(&o)["resumed_table"], false);
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}

@@ -100,7 +100,9 @@ fn rung_7_e3_g6() {
 
 #[test]
 fn a_stored_deeper_proof_is_reused() {
-    let fresh = prove(&temp_db("reuse-a"), "e3 d5", None);
+    let fresh_db = temp_db("reuse-a");
+    let fresh = prove(&fresh_db, "e3 d5", None);
+    std::fs::remove_dir_all(fresh_db.parent().unwrap()).unwrap();
     let db = temp_db("reuse-b");
     let deeper = prove(&db, "e3 d5 Qg4", Some(Color::White));
     assert_eq!(deeper.result, ProveResult::Proven);

@@ -65,6 +65,7 @@ struct Summary {
     proof_positions: u64,
     proof_depth: u32,
     records_written: u64,
+    resumed_table: bool,
     store_records: u64,
     store_bytes: u64,
     tt_bytes: u64,
@@ -135,12 +136,24 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         checkpoint_size: args.checkpoint_size,
     };
     let show_progress = io::stderr().is_terminal() && !args.json;
-    let report = std::thread::scope(|scope| {
+    let table_path = table_file(&args.db);
+    let (report, resumed) = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("prove".into())
             .stack_size(1 << 30)
-            .spawn_scoped(scope, || -> anyhow::Result<ProveReport> {
+            .spawn_scoped(scope, || -> anyhow::Result<(ProveReport, bool)> {
                 let mut prover = Prover::new(config, winner, Some(&store))?;
+                let mut resumed = false;
+                if table_path.exists() {
+                    match prover.load_table(&pos, &table_path) {
+                        Ok(true) => resumed = true,
+                        Ok(false) => {}
+                        Err(e) => eprintln!(
+                            "antiproof: warning: ignoring the saved table {}: {e}",
+                            table_path.display()
+                        ),
+                    }
+                }
                 if show_progress {
                     prover.on_progress(|p: &Progress| {
                         let rss = read_status_kb("VmRSS:").unwrap_or(0) / 1024;
@@ -156,7 +169,17 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
                         );
                     });
                 }
-                Ok(prover.prove(&pos)?)
+                let report = prover.prove(&pos)?;
+                // A stopped search keeps its table for the next run; a
+                // finished one no longer needs it.
+                if report.result == ProveResult::Stopped {
+                    prover
+                        .save_table(&pos, &table_path)
+                        .with_context(|| format!("saving the table to {}", table_path.display()))?;
+                } else if table_path.exists() {
+                    let _ = std::fs::remove_file(&table_path);
+                }
+                Ok((report, resumed))
             })
             .expect("spawning the search thread")
             .join()
@@ -182,6 +205,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         proof_positions: report.proof_positions,
         proof_depth: report.proof_depth,
         records_written: report.records_written,
+        resumed_table: resumed,
         store_records: store.len(search::store_rules(rules))?,
         store_bytes: store.file_bytes(),
         tt_bytes: report.tt_bytes,
@@ -233,7 +257,16 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     if let Some(m) = &s.winning_move {
         writeln!(out, "winning move:    {m}")?;
     }
-    writeln!(out, "nodes:           {}", s.nodes)?;
+    writeln!(
+        out,
+        "nodes:           {}{}",
+        s.nodes,
+        if s.resumed_table {
+            " (resumed from the saved table)"
+        } else {
+            ""
+        }
+    )?;
     writeln!(out, "nodes/s:         {:.0}", s.nodes_per_second)?;
     if r.result == ProveResult::Proven {
         writeln!(out, "proof positions: {}", s.proof_positions)?;
@@ -260,6 +293,14 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     writeln!(out, "root FEN:        {}", s.root_fen)?;
     writeln!(out, "revision:        {}", s.revision)?;
     Ok(())
+}
+
+/// Where a stopped search keeps its transposition table: next to the
+/// store, `PATH.table` (one search's table; another root replaces it).
+fn table_file(db: &Path) -> PathBuf {
+    let mut s = db.as_os_str().to_os_string();
+    s.push(".table");
+    PathBuf::from(s)
 }
 
 /// A `--limit`.
@@ -568,7 +609,6 @@ fn ladder(args: &ProveArgs) -> anyhow::Result<u8> {
         let _ = std::fs::remove_file(&db);
     }
     let _ = std::fs::remove_dir_all(&dir);
-    let _ = Path::new("");
     Ok(worst)
 }
 

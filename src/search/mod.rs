@@ -143,6 +143,10 @@ impl Default for Config {
 /// in the store after proving, for exact size and depth figures.
 pub const WALK_LIMIT: u64 = 20_000_000;
 
+/// Magic and version of a saved transposition table: bump it whenever the
+/// node keys or the entry layout change.
+const TABLE_MAGIC: &[u8; 8] = b"APTT0001";
+
 /// A progress report, about once a second.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
@@ -382,6 +386,47 @@ impl<'s> Prover<'s> {
         })
     }
 
+    /// Saves the transposition table for resuming the search of `root`
+    /// later ([`Prover::load_table`]); written to a temporary file, then
+    /// renamed.
+    pub fn save_table(&self, root: &Position, path: &std::path::Path) -> std::io::Result<()> {
+        let tmp = path.with_extension("tmp");
+        {
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+            use std::io::Write;
+            w.write_all(&self.table_header(root))?;
+            self.tt.save(&mut w)?;
+            w.flush()?;
+        }
+        std::fs::rename(&tmp, path)
+    }
+
+    /// Loads a table saved by [`Prover::save_table`] for the same root,
+    /// winner, rule set and table format. `Ok(false)`: the file is for
+    /// another search or does not fit the memory budget (nothing loaded).
+    /// Sound whatever the file's age: table values are valid for their
+    /// keys on every path.
+    pub fn load_table(&mut self, root: &Position, path: &std::path::Path) -> std::io::Result<bool> {
+        use std::io::Read;
+        let mut r = std::io::BufReader::new(std::fs::File::open(path)?);
+        let want = self.table_header(root);
+        let mut got = [0u8; 24];
+        r.read_exact(&mut got)?;
+        if got != want {
+            return Ok(false);
+        }
+        self.tt.load(&mut r)
+    }
+
+    fn table_header(&self, root: &Position) -> [u8; 24] {
+        let mut h = [0u8; 24];
+        h[..8].copy_from_slice(TABLE_MAGIC);
+        h[8] = self.rules.code();
+        h[9] = self.prover as u8;
+        h[16..24].copy_from_slice(&root.zobrist().to_le_bytes());
+        h
+    }
+
     /// Calls `f` about once a second during the search.
     pub fn on_progress(&mut self, f: impl FnMut(&Progress) + Send + 's) {
         self.progress = Some(Box::new(f));
@@ -451,6 +496,9 @@ impl<'s> Prover<'s> {
             irrev_start: 0,
         });
         let (pn, dn, _) = self.mid(root, key, INF, INF);
+        if self.stopped && pn != 0 && self.store.is_some() {
+            self.flush_proven(root, key);
+        }
         if let Some(e) = self.store_error.take() {
             return Err(e.into());
         }
@@ -754,6 +802,64 @@ impl<'s> Prover<'s> {
             self.checkpoint(pos, key);
         }
         (pn, dn, size)
+    }
+
+    /// After a stop: walks the table's tree from the root (the path's top)
+    /// and writes the proofs of proven nodes found there that are not
+    /// stored yet, so that the next run starts from them. Bounded: at most
+    /// a million table probes and 500 extractions, of proofs estimated at
+    /// 20 positions or more.
+    fn flush_proven(&mut self, root: &Position, key: u64) {
+        let mut probes: u64 = 1_000_000;
+        let mut extractions: u32 = 500;
+        self.flush_rec(root, key, &mut probes, &mut extractions);
+    }
+
+    fn flush_rec(&mut self, pos: &Position, key: u64, probes: &mut u64, extractions: &mut u32) {
+        let or = pos.turn() == self.prover;
+        let moves = pos.legal_moves();
+        // Children with table entries: proven ones are written; of the
+        // open ones the walk follows, at OR nodes, the two most promising
+        // (smallest proof numbers), at AND nodes all.
+        let mut open: Vec<(u32, Position, Move, u64)> = Vec::new();
+        for &m in moves.iter() {
+            if *probes == 0 || *extractions == 0 || self.store_error.is_some() {
+                return;
+            }
+            *probes -= 1;
+            let child = pos.play(m);
+            let irr = m.is_irreversible();
+            let z = child.zobrist();
+            if (!irr && self.repeats(z)) || self.stored.contains_key(&z) {
+                continue;
+            }
+            let ckey = Self::child_key(key, m, &child);
+            let Some(v) = self.tt.get(ckey) else {
+                continue;
+            };
+            if v.dn == 0 {
+                continue;
+            }
+            if v.pn == 0 {
+                if v.dn >= 20 && child.outcome(self.rules).is_none() {
+                    *extractions -= 1;
+                    self.push_path(z, irr);
+                    self.checkpoint(&child, ckey);
+                    self.path.pop();
+                }
+            } else {
+                open.push((v.pn, child, m, ckey));
+            }
+        }
+        open.sort_by_key(|o| o.0);
+        if or {
+            open.truncate(2);
+        }
+        for (_, child, m, ckey) in open {
+            self.push_path(child.zobrist(), m.is_irreversible());
+            self.flush_rec(&child, ckey, probes, extractions);
+            self.path.pop();
+        }
     }
 
     fn checkpoint(&mut self, pos: &Position, key: u64) {

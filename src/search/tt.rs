@@ -291,6 +291,39 @@ impl Tt {
         };
     }
 
+    /// Writes the buckets in use (for resuming a stopped search).
+    pub fn save(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        w.write_all(&(self.n as u64).to_le_bytes())?;
+        w.write_all(&self.used.to_le_bytes())?;
+        let bytes = self.n * std::mem::size_of::<Bucket>();
+        // SAFETY: the first `n` buckets are initialised plain data (u64 and
+        // u32 fields, no padding) inside the mapping.
+        let raw = unsafe { std::slice::from_raw_parts(self.buckets.ptr as *const u8, bytes) };
+        w.write_all(raw)
+    }
+
+    /// Reads buckets written by [`Tt::save`]. `Ok(false)` (table
+    /// untouched) if they do not fit in this table's budget.
+    pub fn load(&mut self, r: &mut impl std::io::Read) -> std::io::Result<bool> {
+        let mut b8 = [0u8; 8];
+        r.read_exact(&mut b8)?;
+        let n = u64::from_le_bytes(b8) as usize;
+        r.read_exact(&mut b8)?;
+        let used = u64::from_le_bytes(b8);
+        if n > self.buckets.len || !n.is_power_of_two() || n < MIN_BUCKETS {
+            return Ok(false);
+        }
+        let bytes = n * std::mem::size_of::<Bucket>();
+        // SAFETY: in bounds of the mapping; any bytes are a valid Bucket
+        // (plain integers).
+        let raw = unsafe { std::slice::from_raw_parts_mut(self.buckets.ptr as *mut u8, bytes) };
+        r.read_exact(raw)?;
+        self.n = n;
+        self.mask = n as u64 - 1;
+        self.used = used;
+        Ok(true)
+    }
+
     /// Doubles the buckets in use, in place.
     fn grow(&mut self) {
         let n = self.n;
