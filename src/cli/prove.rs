@@ -48,6 +48,13 @@ pub struct ProveArgs {
     /// the search (checkpoints; tests use small values).
     #[arg(long, default_value_t = 20_000, hide = true)]
     checkpoint_size: u32,
+    /// Endgame tables (a directory of `antiproof tables build`): positions
+    /// of 4 men or fewer are scored from them (a table win for the prover
+    /// is a proven leaf, anything else a disproven one); records whose
+    /// proof rests on them get flag bit 0. Check such proofs with
+    /// `verify --tables DIR`, or export them with `--expand-tables`.
+    #[arg(long, value_name = "DIR")]
+    tables: Option<PathBuf>,
     /// Moves from the start position (or --fen), UCI or SAN.
     moves: Vec<String>,
 }
@@ -128,6 +135,15 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         });
     }
     limits.stop = Some(stop);
+    let tables = match &args.tables {
+        Some(dir) => {
+            if !dir.is_dir() {
+                bail!("--tables {}: not a directory", dir.display());
+            }
+            Some(crate::tables::Tables::open(dir, rules))
+        }
+        None => None,
+    };
     let store = Store::open(&args.db)?;
     let config = Config {
         rules,
@@ -143,6 +159,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
             .stack_size(1 << 30)
             .spawn_scoped(scope, || -> anyhow::Result<(ProveReport, bool)> {
                 let mut prover = Prover::new(config, winner, Some(&store))?;
+                if let Some(t) = &tables {
+                    prover.set_tables(t);
+                }
                 let mut resumed = false;
                 if table_path.exists() {
                     match prover.load_table(&pos, &table_path) {

@@ -37,6 +37,10 @@ pub struct VerifyArgs {
     /// proof not certified.
     #[arg(long, value_name = "DIR")]
     tables: Option<PathBuf>,
+    /// The line (and a file's prolog) starts from this FEN instead of the
+    /// standard start position.
+    #[arg(long)]
+    fen: Option<String>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -67,6 +71,16 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
         }
         None => None,
     };
+    let start = match &args.fen {
+        Some(f) => {
+            let fen: shakmaty::fen::Fen = f
+                .parse()
+                .map_err(|e| anyhow::anyhow!("reading --fen {f:?}: {e}"))?;
+            fen.into_position::<Antichess>(shakmaty::CastlingMode::Standard)
+                .map_err(|e| anyhow::anyhow!("reading --fen {f:?}: {e}"))?
+        }
+        None => Antichess::default(),
+    };
     let report = match &args.tree {
         Some(path) => {
             let tree = match WinTree::open(path) {
@@ -74,7 +88,6 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
                 Err(e @ WinTreeError::Io { .. }) => return Err(e.into()),
                 Err(e) => return Ok(malformed(&args, &e.to_string())),
             };
-            let start = Antichess::default();
             let prolog = tree.prolog();
             let line = if args.moves.is_empty() {
                 Vec::new()
@@ -96,7 +109,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
             let opts = TreeOptions {
                 rules: args.rules,
                 winner: args.winner,
-                start: None,
+                start: args.fen.as_ref().map(|_| start.clone()),
                 threads: args.threads,
                 line,
                 tables: tables.clone(),
@@ -112,7 +125,6 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
         }
         None => {
             let (_store, reader, _) = open_store(args.db.as_deref())?;
-            let start = Antichess::default();
             let (root, moves) = game::play_line(&start, &args.moves)
                 .map_err(|e| anyhow::anyhow!("bad line: {e}"))?;
             let codes: Vec<_> = moves.iter().map(game::move_code).collect();
