@@ -244,3 +244,87 @@ fn scratch_built() -> PathBuf {
     })
     .clone()
 }
+
+fn run(args: &[&str]) -> (i32, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// `prove --tables` from a 5-man position whose only move leads to a
+/// 4-man table win; `verify --db` certifies it with `--tables` only;
+/// `export --expand-tables` writes a file certified without tables.
+#[test]
+fn prove_verify_export_with_tables() {
+    let dir = scratch_built();
+    let dir = dir.to_str().unwrap();
+    let work = scratch("cli");
+    let db = work.join("p.redb");
+    let db = db.to_str().unwrap();
+    // Black must play Kxb3, reaching a KKvKK table win for White.
+    let fen = "8/8/8/8/2k5/1K6/8/KK4k1 b - - 0 1";
+    let (rc, out) = run(&[
+        "prove", "--db", db, "--fen", fen, "--winner", "white", "--tables", dir, "--memory", "16M",
+    ]);
+    assert_eq!(rc, 0, "{out}");
+    assert!(out.contains("proven: white wins"), "{out}");
+    // The root's record says its proof rests on tables.
+    {
+        let store = antiproof::store::Store::open_existing(Path::new(db)).unwrap();
+        let key = Position::from_fen(fen).unwrap().pack().0;
+        let rec = store
+            .get(antiproof::store::Rules::International, &key)
+            .unwrap()
+            .unwrap();
+        assert_eq!(rec.flags & antiproof::store::FLAG_TABLES, 1);
+    }
+    let common = ["--db", db, "--fen", fen, "--winner", "white"];
+    let (rc, out) = run(&[&["verify"][..], &common].concat());
+    assert_eq!(rc, 1, "{out}");
+    assert!(out.contains("NOT CERTIFIED"), "{out}");
+    let (rc, out) = run(&[&["verify", "--json", "--tables", dir][..], &common].concat());
+    assert_eq!(rc, 0, "{out}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(j["verdict"], "certified");
+    assert_eq!(j["tables"]["used"][0], "KKvKK");
+    assert_eq!(j["tables"]["leaves"], 1);
+
+    let plain = work.join("plain.tree");
+    let full = work.join("full.tree");
+    let (rc, out) = run(&[&["export", "-o", plain.to_str().unwrap()][..], &common].concat());
+    assert_eq!(rc, 0, "{out}");
+    assert!(out.contains("1 leaves rest on endgame tables"), "{out}");
+    let (rc, out) = run(&[
+        &[
+            "export",
+            "--expand-tables",
+            "--tables",
+            dir,
+            "-o",
+            full.to_str().unwrap(),
+        ][..],
+        &common,
+    ]
+    .concat());
+    assert_eq!(rc, 0, "{out}");
+    let tree = ["--fen", fen, "--winner", "white", "--tree"];
+    let (rc, out) = run(&[&["verify"][..], &tree, &[plain.to_str().unwrap()]].concat());
+    assert_eq!(rc, 1, "{out}");
+    let (rc, out) = run(&[
+        &["verify"][..],
+        &tree,
+        &[plain.to_str().unwrap(), "--tables", dir],
+    ]
+    .concat());
+    assert_eq!(rc, 0, "{out}");
+    let (rc, out) = run(&[&["verify"][..], &tree, &[full.to_str().unwrap()]].concat());
+    assert_eq!(rc, 0, "{out}");
+    assert!(out.contains("CERTIFIED"), "{out}");
+}
