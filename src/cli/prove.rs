@@ -152,7 +152,15 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         checkpoint_size: args.checkpoint_size,
     };
     let show_progress = io::stderr().is_terminal() && !args.json;
-    let table_path = table_file(&args.db);
+    // A table saved by a search with endgame tables holds values that rest
+    // on them: a run without tables must not resume from it.
+    let table_path = if tables.is_some() {
+        let mut s = table_file(&args.db).into_os_string();
+        s.push("-endgame");
+        PathBuf::from(s)
+    } else {
+        table_file(&args.db)
+    };
     let (report, resumed) = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("prove".into())
