@@ -240,6 +240,8 @@ fn scratch_built() -> PathBuf {
     DIR.get_or_init(|| {
         let d = scratch("built");
         build_kkvkk(&d);
+        let t = Tables::open_building(&d, RuleSet::International);
+        t.table(&"KKKvK".parse::<Material>().unwrap()).unwrap();
         d
     })
     .clone()
@@ -327,4 +329,49 @@ fn prove_verify_export_with_tables() {
     let (rc, out) = run(&[&["verify"][..], &tree, &[full.to_str().unwrap()]].concat());
     assert_eq!(rc, 0, "{out}");
     assert!(out.contains("CERTIFIED"), "{out}");
+
+    // White must play Kxc4, reaching KKKvK (wins up to 80 plies): five
+    // table leaves; expanded, a file of thousands of positions certified
+    // without tables.
+    let fen = "8/8/8/8/2k5/1K6/8/KK4k1 w - - 0 1";
+    let db = work.join("q.redb");
+    let db = db.to_str().unwrap();
+    let (rc, out) = run(&[
+        "prove", "--db", db, "--fen", fen, "--winner", "white", "--tables", dir, "--memory", "16M",
+    ]);
+    assert_eq!(rc, 0, "{out}");
+    let common = ["--db", db, "--fen", fen, "--winner", "white"];
+    let (rc, out) = run(&[&["verify", "--json", "--tables", dir][..], &common].concat());
+    assert_eq!(rc, 0, "{out}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(j["tables"]["used"][0], "KKKvK", "{out}");
+    let full = work.join("q.tree");
+    let (rc, out) = run(&[
+        &[
+            "export",
+            "--expand-tables",
+            "--tables",
+            dir,
+            "-o",
+            full.to_str().unwrap(),
+        ][..],
+        &common,
+    ]
+    .concat());
+    assert_eq!(rc, 0, "{out}");
+    let (rc, out) = run(&[
+        "verify",
+        "--json",
+        "--fen",
+        fen,
+        "--winner",
+        "white",
+        "--tree",
+        full.to_str().unwrap(),
+    ]);
+    assert_eq!(rc, 0, "{out}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(j["verdict"], "certified");
+    assert!(j["positions"].as_u64().unwrap() > 1000, "{out}");
+    assert_eq!(j["leaves"]["endgame_tables"], 0);
 }
