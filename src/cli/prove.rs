@@ -84,6 +84,8 @@ struct Summary {
     line: Vec<String>,
     db: String,
     revision: String,
+    /// The endgame-table directory (`--tables`), if any.
+    tables: Option<String>,
 }
 
 /// Runs `antiproof prove`.
@@ -244,6 +246,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         line: line_san,
         db: args.db.display().to_string(),
         revision: revision(),
+        tables: args.tables.as_ref().map(|d| d.display().to_string()),
     };
     let mut out = io::stdout().lock();
     if args.json {
@@ -318,6 +321,9 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     }
     writeln!(out, "rules:           {}", s.rules)?;
     writeln!(out, "root FEN:        {}", s.root_fen)?;
+    if let Some(t) = &s.tables {
+        writeln!(out, "endgame tables:  {t} (positions of 4 men or fewer)")?;
+    }
     writeln!(out, "revision:        {}", s.revision)?;
     Ok(())
 }
