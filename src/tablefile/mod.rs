@@ -6,7 +6,7 @@
 //! * [`material`]: material signatures (`KNvB`) and their orientation.
 //! * [`index`]: positions to table indices and back (symmetries, identical
 //!   men), shared by the generator (`crate::tables`) and the certifier.
-//! * [`format`]: the file format (header, checksum, memory-mapped reading).
+//! * [`format`](mod@format): the file format (header, checksum, memory-mapped reading).
 //! * [`certify`]: checks every entry of a table against its successors
 //!   with shakmaty's move generation, without trusting the generator, and
 //!   [`certify::probe_shakmaty`], the checker's probe.

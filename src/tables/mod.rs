@@ -8,7 +8,7 @@
 //! The file format, indexing, materials and the certifier live in the
 //! rules-free [`crate::tablefile`] (the independent checker reads tables
 //! through it) and are re-exported here: [`material`], [`index`],
-//! [`format`], [`certify`].
+//! [`format`](mod@format), [`certify`].
 //!
 //! A table holds, for every position of one material and either side to
 //! move, the value for the side to move: win, loss or draw, and for wins
