@@ -12,13 +12,13 @@ bin=target/release/antiproof
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 if [ $# -eq 0 ]; then
-  set -- "e4" "d4" "d3" "e3 d5" "e3 d6" "e3 Na6" "e3 g6"
+  set -- "e4" "d4" "d3" "e3 d5" "e3 d6" "e3 Na6" "e3 g6" "Nc3" "Nf3" "f4" "h4"
 fi
 mkdir -p proofs
 for line in "$@"; do
   name=$(echo "$line" | tr ' ' '-')
   # shellcheck disable=SC2086
-  $bin prove --db "$scratch/$name.redb" $line >/dev/null
+  $bin prove --memory 8G --db "$scratch/$name.redb" $line >/dev/null
   # shellcheck disable=SC2086
   $bin export --db "$scratch/$name.redb" $line -o "proofs/$name.tree" >/dev/null
   report=$($bin verify --tree "proofs/$name.tree" --json)
