@@ -16,6 +16,7 @@ pub mod openings;
 pub mod rules;
 pub mod search;
 pub mod store;
+pub mod tablefile;
 pub mod tables;
 pub mod web;
 pub mod wintree;

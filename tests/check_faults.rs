@@ -477,6 +477,7 @@ fn fics_only_wins_rejected_under_international() {
             start: start.clone(),
             threads: Some(1),
             line: Vec::new(),
+            tables: None,
         };
         assert_eq!(verdict(&bytes, &fics), None, "{}", pos.to_fen());
         let intl = TreeOptions {

@@ -22,7 +22,9 @@
 //! * Every leaf: a finished game won by the winner under the declared rules
 //!   ([`game::game_end`]). A leaf of 4 men or fewer that is not finished
 //!   "rests on endgame tables": counted, and the proof is then not
-//!   certified ([`Verdict::NotCertified`]).
+//!   certified ([`Verdict::NotCertified`]), unless endgame tables are
+//!   given ([`LeafTables`]): then the leaf must be scored a win for the
+//!   winner by a table that is certified in the same run ([`tables`]).
 //! * Transpositions: the target holds the same full position as the
 //!   pointer; no cycle through transpositions.
 //! * Files: every index in range, flag combinations valid, the slots tile
@@ -34,9 +36,11 @@
 
 pub mod game;
 mod store;
+pub mod tables;
 mod tree;
 
-pub use store::{StoreSource, check_store};
+pub use store::{StoreSource, check_store, check_store_with};
+pub use tables::{LeafTables, TablesUsed};
 pub use tree::{TreeOptions, check_tree};
 
 use crate::wintree::WinTreeError;
@@ -127,6 +131,12 @@ pub enum ReasonKind {
     /// A line longer than [`MAX_PLIES`]: not checked (the checker's stack
     /// is bounded), so not certified.
     TooDeep,
+    /// An endgame-table leaf that the tables score as something else than
+    /// a win for the winner.
+    TableLeafNotWon,
+    /// An endgame table used by the proof cannot be read or fails
+    /// certification.
+    TableNotCertified,
 }
 
 /// The longest line the checker follows, in plies from the root checked.
@@ -177,6 +187,10 @@ pub enum Reason {
     NoProof(String),
     /// See [`ReasonKind::TooDeep`].
     TooDeep,
+    /// See [`ReasonKind::TableLeafNotWon`] (the table's value in words).
+    TableLeafNotWon(String),
+    /// See [`ReasonKind::TableNotCertified`] (the table and the failure).
+    TableNotCertified(String),
 }
 
 impl Reason {
@@ -201,6 +215,8 @@ impl Reason {
             Reason::BadRecord(_) => ReasonKind::BadRecord,
             Reason::NoProof(_) => ReasonKind::NoProof,
             Reason::TooDeep => ReasonKind::TooDeep,
+            Reason::TableLeafNotWon(_) => ReasonKind::TableLeafNotWon,
+            Reason::TableNotCertified(_) => ReasonKind::TableNotCertified,
         }
     }
 }
@@ -246,6 +262,8 @@ impl fmt::Display for Reason {
                 f,
                 "the line is longer than {MAX_PLIES} plies, more than the checker follows"
             ),
+            Reason::TableLeafNotWon(s) => write!(f, "an endgame-table leaf not won: {s}"),
+            Reason::TableNotCertified(s) => f.write_str(s),
         }
     }
 }
@@ -304,6 +322,95 @@ pub struct Leaves {
     pub other: u64,
     /// Leaves resting on endgame tables (4 men or fewer, not finished).
     pub tables: u64,
+    /// Of those, leaves no table scored (no tables given, or a table
+    /// missing from the directory): the proof is not certified.
+    pub tables_unscored: u64,
+}
+
+impl Leaves {
+    /// Adds another count.
+    pub fn add(&mut self, o: &Leaves) {
+        self.no_pieces += o.no_pieces;
+        self.stalemate += o.stalemate;
+        self.other += o.other;
+        self.tables += o.tables;
+        self.tables_unscored += o.tables_unscored;
+    }
+}
+
+/// Counts a leaf of 4 men or fewer that is not a finished game: scored by
+/// `tables` when given (its value must be a win for `winner`; a missing
+/// table leaves it unscored, any other table error rejects it), else
+/// unscored.
+pub(crate) fn table_leaf(
+    tables: Option<&LeafTables>,
+    pos: &Antichess,
+    winner: Color,
+    leaves: &mut Leaves,
+) -> Result<(), Reason> {
+    use shakmaty::Position;
+    leaves.tables += 1;
+    let Some(t) = tables else {
+        leaves.tables_unscored += 1;
+        return Ok(());
+    };
+    match t.score(pos) {
+        Ok(v) => {
+            let won = match v {
+                crate::tablefile::Value::Win(_) => pos.turn() == winner,
+                crate::tablefile::Value::Loss(_) => pos.turn() != winner,
+                crate::tablefile::Value::Draw => false,
+            };
+            if won {
+                Ok(())
+            } else {
+                Err(Reason::TableLeafNotWon(format!(
+                    "the endgame tables score it {v} for {} (to move), not a win for {}",
+                    game::color_name(pos.turn()),
+                    game::color_name(winner)
+                )))
+            }
+        }
+        Err(crate::tablefile::TableError::Missing { .. }) => {
+            leaves.tables_unscored += 1;
+            Ok(())
+        }
+        Err(e) => Err(Reason::TableNotCertified(format!(
+            "endgame table for this leaf: {e}"
+        ))),
+    }
+}
+
+/// Sets the verdict of a walk that found no fault: certified, unless
+/// leaves rest on tables. With tables, the tables that scored leaves (and
+/// those below them) are certified now; a failure rejects the proof.
+pub(crate) fn finish_tables(report: &mut Report, tables: Option<&LeafTables>) {
+    if matches!(report.verdict, Verdict::Rejected(_)) {
+        return;
+    }
+    if let Some(t) = tables
+        && report.leaves.tables > report.leaves.tables_unscored
+    {
+        match t.certify_used() {
+            Ok(u) => report.tables = Some(u),
+            Err(e) => {
+                report.verdict = Verdict::Rejected(Box::new(Rejection {
+                    line: report.root_line.clone(),
+                    fen: report.root_fen.clone(),
+                    node: None,
+                    reason: Reason::TableNotCertified(e),
+                }));
+                return;
+            }
+        }
+    }
+    report.verdict = if report.leaves.tables_unscored > 0 {
+        Verdict::NotCertified {
+            table_leaves: report.leaves.tables_unscored,
+        }
+    } else {
+        Verdict::Certified
+    };
 }
 
 /// The report of a check.
@@ -330,6 +437,9 @@ pub struct Report {
     pub elapsed: Duration,
     /// The verdict.
     pub verdict: Verdict,
+    /// The endgame tables that scored leaves, all certified in this run
+    /// (`None`: no leaf was scored by tables).
+    pub tables: Option<TablesUsed>,
 }
 
 impl Report {
@@ -354,6 +464,7 @@ impl Report {
             longest_line: 0,
             elapsed: t0.elapsed(),
             verdict: Verdict::Certified,
+            tables: None,
         }
     }
 
@@ -389,6 +500,13 @@ impl Report {
                 "endgame_tables": self.leaves.tables,
             },
             "table_leaves": tables,
+            "tables": self.tables.as_ref().map(|t| serde_json::json!({
+                "dir": t.dir,
+                "leaves": self.leaves.tables - self.leaves.tables_unscored,
+                "used": t.used,
+                "certified": t.certified,
+                "certified_positions": t.positions,
+            })),
             "longest_line": self.longest_line,
             "seconds": self.elapsed.as_secs_f64(),
             "positions_per_second": self.positions_per_second(),
@@ -429,6 +547,17 @@ impl fmt::Display for Report {
             "leaves:      {} no pieces left, {} stalemate, {} other, {} endgame tables",
             self.leaves.no_pieces, self.leaves.stalemate, self.leaves.other, self.leaves.tables
         )?;
+        if let Some(t) = &self.tables {
+            writeln!(
+                f,
+                "tables:      {} leaves scored by tables {} (in {}); certified now: {} ({} positions)",
+                self.leaves.tables - self.leaves.tables_unscored,
+                t.used.join(", "),
+                t.dir,
+                t.certified.join(", "),
+                t.positions
+            )?;
+        }
         writeln!(f, "longest line: {} plies", self.longest_line)?;
         write!(
             f,

@@ -8,7 +8,7 @@
 //! position of the proof (a store proof is at most the store's size).
 
 use super::game::{self, End, EndKind};
-use super::{Leaves, Reason, Rejection, Report, Rules, Verdict};
+use super::{LeafTables, Leaves, Reason, Rejection, Report, Rules, Verdict};
 use crate::store::{self, Record};
 use crate::wintree::MoveCode;
 use shakmaty::variant::Antichess;
@@ -63,6 +63,7 @@ struct Walk<'s, S: StoreSource + ?Sized> {
     leaves: Leaves,
     path: Vec<Move>,
     error: Option<(Reason, Antichess)>,
+    tables: Option<&'s LeafTables>,
 }
 
 impl<S: StoreSource + ?Sized> Walk<'_, S> {
@@ -114,7 +115,11 @@ impl<S: StoreSource + ?Sized> Walk<'_, S> {
             match rec {
                 None => {
                     if game::men(pos) <= 4 {
-                        self.leaves.tables += 1;
+                        if let Err(r) =
+                            super::table_leaf(self.tables, pos, self.winner, &mut self.leaves)
+                        {
+                            return self.fail(r, pos);
+                        }
                         self.seen.insert(key, State::Done(0));
                         return Ok(0);
                     }
@@ -172,6 +177,19 @@ pub fn check_store<S: StoreSource + ?Sized>(
     root_line: &str,
     winner: Option<Color>,
 ) -> Report {
+    check_store_with(src, rules, root, root_line, winner, None)
+}
+
+/// As [`check_store`], scoring leaves of 4 men or fewer (winner to move,
+/// no record) with `tables` when given (see [`super::tables`]).
+pub fn check_store_with<S: StoreSource + ?Sized>(
+    src: &S,
+    rules: Rules,
+    root: &Antichess,
+    root_line: &str,
+    winner: Option<Color>,
+    tables: Option<&LeafTables>,
+) -> Report {
     let t0 = Instant::now();
     let mut report = Report::begin(
         rules,
@@ -210,6 +228,7 @@ pub fn check_store<S: StoreSource + ?Sized>(
                     leaves: Leaves::default(),
                     path: Vec::new(),
                     error: None,
+                    tables,
                 };
                 let h = w.visit(root);
                 (h, w.positions, w.repeats, w.leaves, w.path, w.error)
@@ -225,11 +244,7 @@ pub fn check_store<S: StoreSource + ?Sized>(
     match (h, error) {
         (Ok(h), _) => {
             report.longest_line = h as u64;
-            if leaves.tables > 0 {
-                report.verdict = Verdict::NotCertified {
-                    table_leaves: leaves.tables,
-                };
-            }
+            super::finish_tables(&mut report, tables);
         }
         (Err(()), Some((reason, pos))) => {
             let codes: Vec<MoveCode> = path.iter().map(game::move_code).collect();

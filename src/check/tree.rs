@@ -1,14 +1,14 @@
 //! Checking a win-tree file.
 
 use super::game::{self, End, EndKind, KEY_LEN};
-use super::{Leaves, Reason, Rejection, Report, Rules, Verdict};
+use super::{LeafTables, Leaves, Reason, Rejection, Report, Rules, Verdict};
 use crate::wintree::{MoveCode, Node, NodeKind, WinTree};
 use rayon::prelude::*;
 use shakmaty::variant::Antichess;
 use shakmaty::{Color, Move, Position};
-use std::sync::Mutex;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// Options of [`check_tree`].
@@ -29,6 +29,10 @@ pub struct TreeOptions {
     /// empty). Transpositions leaving that subtree are followed: their
     /// targets' subtrees are checked too.
     pub line: Vec<MoveCode>,
+    /// Endgame tables scoring leaves of 4 men or fewer that are not
+    /// finished games (see [`super::tables`]); `None`: such leaves make
+    /// the proof not certified.
+    pub tables: Option<Arc<LeafTables>>,
 }
 
 /// No enclosing region (a walk started at a transposition target).
@@ -61,10 +65,7 @@ impl Acc {
     fn merge(mut self, mut o: Acc) -> Acc {
         self.positions += o.positions;
         self.pointers += o.pointers;
-        self.leaves.no_pieces += o.leaves.no_pieces;
-        self.leaves.stalemate += o.leaves.stalemate;
-        self.leaves.other += o.leaves.other;
-        self.leaves.tables += o.leaves.tables;
+        self.leaves.add(&o.leaves);
         if let Some((n, r)) = o.error.take() {
             self.fail(n, r);
         }
@@ -100,6 +101,7 @@ impl Targets {
 
 struct Walker<'t, 'a> {
     tree: &'t WinTree<'a>,
+    tables: Option<&'t LeafTables>,
     rules: Rules,
     winner: Color,
     targets: Targets,
@@ -142,7 +144,11 @@ impl Walker<'_, '_> {
             None => {
                 let men = game::men(pos);
                 if men <= 4 {
-                    acc.leaves.tables += 1;
+                    if let Err(r) =
+                        super::table_leaf(self.tables, pos, self.winner, &mut acc.leaves)
+                    {
+                        acc.fail(slot, r);
+                    }
                 } else {
                     acc.fail(slot, Reason::NonTerminalLeaf(men));
                 }
@@ -669,6 +675,7 @@ fn check_tree_in_pool(
 
     let walker = Walker {
         tree,
+        tables: opts.tables.as_deref(),
         rules,
         winner,
         keys: (0..targets.len()).map(|_| OnceLock::new()).collect(),
@@ -802,10 +809,8 @@ fn check_tree_in_pool(
         );
     } else if let Some((n, r)) = acc.error {
         report.verdict = located(n, r);
-    } else if report.leaves.tables > 0 {
-        report.verdict = Verdict::NotCertified {
-            table_leaves: report.leaves.tables,
-        };
+    } else {
+        super::finish_tables(&mut report, opts.tables.as_deref());
     }
     report.elapsed = t0.elapsed();
     report

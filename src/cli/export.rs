@@ -6,10 +6,16 @@
 //! legal move at the loser's, leaves at finished games and at positions of
 //! 4 men or fewer without a record (endgame tables). Transpositions are
 //! merged: each distinct position is written once.
+//!
+//! With `--expand-tables --tables DIR` such leaves are replaced by full
+//! subtrees from the tables (the winner's move with the shortest distance
+//! to win, every reply of the loser), so the file needs no tables to be
+//! certified.
 
 use super::{EXIT_NO, EXIT_OK};
 use crate::rules::{Color, Move, Position, RuleSet};
 use crate::store::{self, Record, StoreReader, Verdict};
+use crate::tables::{Tables, Value};
 use crate::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
 use anyhow::Context;
 use clap::Args;
@@ -36,6 +42,18 @@ pub struct ExportArgs {
     /// Write no subtree-size table.
     #[arg(long)]
     no_sizes: bool,
+    /// Start the line from this FEN instead of the standard start position
+    /// (check the file with `verify --tree FILE --fen FEN`).
+    #[arg(long)]
+    fen: Option<String>,
+    /// Endgame tables (a directory of `antiproof tables build`), for
+    /// `--expand-tables`.
+    #[arg(long, value_name = "DIR")]
+    tables: Option<PathBuf>,
+    /// Replace the leaves resting on endgame tables by full subtrees from
+    /// the tables (needs --tables): the file then needs no tables.
+    #[arg(long, requires = "tables")]
+    expand_tables: bool,
     /// The line from the start position (UCI or SAN); it becomes the
     /// file's prolog.
     moves: Vec<String>,
@@ -60,9 +78,33 @@ struct Exporter<'r> {
     ids: HashMap<[u8; 25], (usize, bool)>,
     table_leaves: u64,
     path: Vec<Move>,
+    /// Tables to expand table leaves with.
+    expand: Option<&'r Tables>,
+    /// Positions written from the tables.
+    expanded: u64,
 }
 
 impl Exporter<'_> {
+    /// The winner's move at a table position: the quickest win by the
+    /// tables.
+    fn table_move(&self, t: &Tables, pos: &Position) -> Result<Move, Broken> {
+        let mut best: Option<(u16, Move)> = None;
+        for &m in pos.legal_moves().iter() {
+            if let Some(Value::Loss(n)) = t.probe(&pos.play(m))
+                && best.is_none_or(|(b, _)| n < b)
+            {
+                best = Some((n, m));
+            }
+        }
+        best.map(|(_, m)| m).ok_or_else(|| {
+            Broken(format!(
+                "the endgame tables in {} do not score this position ({}) a win for the winner",
+                t.dir().display(),
+                pos.to_fen()
+            ))
+        })
+    }
+
     fn get(&self, pos: &Position) -> anyhow::Result<Option<Record>> {
         Ok(self.reader.get(store_rules(self.rules), &pos.pack().0)?)
     }
@@ -101,10 +143,19 @@ impl Exporter<'_> {
                     }
                 }
                 Some(_) => return Ok(Err(Broken("a loss record for the winner".into()))),
-                None if pos.men() <= 4 => {
-                    self.table_leaves += 1;
-                    Vec::new()
-                }
+                None if pos.men() <= 4 => match self.expand {
+                    Some(t) => match self.table_move(t, pos) {
+                        Ok(m) => {
+                            self.expanded += 1;
+                            vec![m]
+                        }
+                        Err(b) => return Ok(Err(b)),
+                    },
+                    None => {
+                        self.table_leaves += 1;
+                        Vec::new()
+                    }
+                },
                 None => return Ok(Err(Broken("no record for the winner's move".into()))),
             }
         } else {
@@ -127,7 +178,20 @@ impl Exporter<'_> {
 /// Runs `antiproof export`.
 pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
     let (_store, reader, path) = super::verify::open_store(args.db.as_deref())?;
-    let (root, line) = Position::startpos()
+    let start = match &args.fen {
+        Some(f) => Position::from_fen(f).with_context(|| format!("reading --fen {f:?}"))?,
+        None => Position::startpos(),
+    };
+    let tables = if args.expand_tables {
+        let dir = args.tables.as_ref().expect("clap: requires --tables");
+        if !dir.is_dir() {
+            anyhow::bail!("--tables {}: not a directory", dir.display());
+        }
+        Some(Tables::open(dir, args.rules))
+    } else {
+        None
+    };
+    let (root, line) = start
         .play_line(
             &args
                 .moves
@@ -188,6 +252,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
                     ids: HashMap::new(),
                     table_leaves: 0,
                     path: Vec::new(),
+                    expand: tables.as_ref(),
+                    expanded: 0,
                 };
                 let r = ex.visit(&root);
                 (r, ex)
@@ -221,6 +287,11 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
                 w.bytes.len(),
                 if ex.table_leaves > 0 {
                     format!(", {} leaves rest on endgame tables", ex.table_leaves)
+                } else if ex.expanded > 0 {
+                    format!(
+                        ", {} winner positions expanded from the endgame tables",
+                        ex.expanded
+                    )
                 } else {
                     String::new()
                 }
@@ -232,7 +303,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
             full.extend(ex.path.iter().copied());
             eprintln!(
                 "antiproof: the stored proof is broken at {}: {why}",
-                crate::rules::numbered_san(&Position::startpos(), &full)
+                crate::rules::numbered_san(&start, &full)
             );
             Ok(EXIT_NO)
         }

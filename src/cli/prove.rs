@@ -48,6 +48,13 @@ pub struct ProveArgs {
     /// the search (checkpoints; tests use small values).
     #[arg(long, default_value_t = 20_000, hide = true)]
     checkpoint_size: u32,
+    /// Endgame tables (a directory of `antiproof tables build`): positions
+    /// of 4 men or fewer are scored from them (a table win for the prover
+    /// is a proven leaf, anything else a disproven one); records whose
+    /// proof rests on them get flag bit 0. Check such proofs with
+    /// `verify --tables DIR`, or export them with `--expand-tables`.
+    #[arg(long, value_name = "DIR")]
+    tables: Option<PathBuf>,
     /// Moves from the start position (or --fen), UCI or SAN.
     moves: Vec<String>,
 }
@@ -77,6 +84,8 @@ struct Summary {
     line: Vec<String>,
     db: String,
     revision: String,
+    /// The endgame-table directory (`--tables`), if any.
+    tables: Option<String>,
 }
 
 /// Runs `antiproof prove`.
@@ -128,6 +137,15 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         });
     }
     limits.stop = Some(stop);
+    let tables = match &args.tables {
+        Some(dir) => {
+            if !dir.is_dir() {
+                bail!("--tables {}: not a directory", dir.display());
+            }
+            Some(crate::tables::Tables::open(dir, rules))
+        }
+        None => None,
+    };
     let store = Store::open(&args.db)?;
     let config = Config {
         rules,
@@ -136,13 +154,24 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         checkpoint_size: args.checkpoint_size,
     };
     let show_progress = io::stderr().is_terminal() && !args.json;
-    let table_path = table_file(&args.db);
+    // A table saved by a search with endgame tables holds values that rest
+    // on them: a run without tables must not resume from it.
+    let table_path = if tables.is_some() {
+        let mut s = table_file(&args.db).into_os_string();
+        s.push("-endgame");
+        PathBuf::from(s)
+    } else {
+        table_file(&args.db)
+    };
     let (report, resumed) = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("prove".into())
             .stack_size(1 << 30)
             .spawn_scoped(scope, || -> anyhow::Result<(ProveReport, bool)> {
                 let mut prover = Prover::new(config, winner, Some(&store))?;
+                if let Some(t) = &tables {
+                    prover.set_tables(t);
+                }
                 let mut resumed = false;
                 if table_path.exists() {
                     match prover.load_table(&pos, &table_path) {
@@ -217,6 +246,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         line: line_san,
         db: args.db.display().to_string(),
         revision: revision(),
+        tables: args.tables.as_ref().map(|d| d.display().to_string()),
     };
     let mut out = io::stdout().lock();
     if args.json {
@@ -291,6 +321,9 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     }
     writeln!(out, "rules:           {}", s.rules)?;
     writeln!(out, "root FEN:        {}", s.root_fen)?;
+    if let Some(t) = &s.tables {
+        writeln!(out, "endgame tables:  {t} (positions of 4 men or fewer)")?;
+    }
     writeln!(out, "revision:        {}", s.revision)?;
     Ok(())
 }

@@ -30,6 +30,17 @@ pub struct VerifyArgs {
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Endgame tables (a directory of `antiproof tables build`): a leaf of
+    /// 4 men or fewer that is not a finished game is accepted when a table
+    /// scores it a win for the winner; every table used (and those below
+    /// it) is certified in this run. Without it such leaves leave the
+    /// proof not certified.
+    #[arg(long, value_name = "DIR")]
+    tables: Option<PathBuf>,
+    /// The line (and a file's prolog) starts from this FEN instead of the
+    /// standard start position.
+    #[arg(long)]
+    fen: Option<String>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -49,6 +60,27 @@ fn parse_rules(s: &str) -> Result<Rules, String> {
 
 /// Runs `antiproof verify`.
 pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
+    let tables = match &args.tables {
+        Some(dir) => {
+            if !dir.is_dir() {
+                anyhow::bail!("--tables {}: not a directory", dir.display());
+            }
+            Some(std::sync::Arc::new(check::LeafTables::open(
+                dir, args.rules,
+            )))
+        }
+        None => None,
+    };
+    let start = match &args.fen {
+        Some(f) => {
+            let fen: shakmaty::fen::Fen = f
+                .parse()
+                .map_err(|e| anyhow::anyhow!("reading --fen {f:?}: {e}"))?;
+            fen.into_position::<Antichess>(shakmaty::CastlingMode::Standard)
+                .map_err(|e| anyhow::anyhow!("reading --fen {f:?}: {e}"))?
+        }
+        None => Antichess::default(),
+    };
     let report = match &args.tree {
         Some(path) => {
             let tree = match WinTree::open(path) {
@@ -56,7 +88,6 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
                 Err(e @ WinTreeError::Io { .. }) => return Err(e.into()),
                 Err(e) => return Ok(malformed(&args, &e.to_string())),
             };
-            let start = Antichess::default();
             let prolog = tree.prolog();
             let line = if args.moves.is_empty() {
                 Vec::new()
@@ -78,9 +109,10 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
             let opts = TreeOptions {
                 rules: args.rules,
                 winner: args.winner,
-                start: None,
+                start: args.fen.as_ref().map(|_| start.clone()),
                 threads: args.threads,
                 line,
+                tables: tables.clone(),
             };
             let mut best = check::check_tree(&tree, &opts);
             for _ in 1..args.repeat {
@@ -93,12 +125,18 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
         }
         None => {
             let (_store, reader, _) = open_store(args.db.as_deref())?;
-            let start = Antichess::default();
             let (root, moves) = game::play_line(&start, &args.moves)
                 .map_err(|e| anyhow::anyhow!("bad line: {e}"))?;
             let codes: Vec<_> = moves.iter().map(game::move_code).collect();
             let (line, _) = game::san_line(&start, &codes);
-            check::check_store(&reader, args.rules, &root, &line, args.winner)
+            check::check_store_with(
+                &reader,
+                args.rules,
+                &root,
+                &line,
+                args.winner,
+                tables.as_deref(),
+            )
         }
     };
     let mut out = std::io::stdout().lock();

@@ -66,6 +66,7 @@ pub mod tt;
 
 use crate::rules::{Color, Move, Outcome, Position, Role, RuleSet};
 use crate::store::{self, Key, Record, Store, StoreError, Verdict};
+use crate::tables::Tables;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -277,9 +278,12 @@ fn eps(v: u32) -> u32 {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum ExKind {
     Terminal,
-    /// A position stored before: proof size, and proof depth when it was
-    /// stored in this run (else 0).
-    Stored(u64, u32),
+    /// A position of 4 men or fewer the endgame tables score as a win for
+    /// the prover: a leaf, with no record.
+    Table,
+    /// A position stored before: proof size, proof depth when it was
+    /// stored in this run (else 0), and whether its proof rests on tables.
+    Stored(u64, u32, bool),
     Win(u16),
     Loss,
 }
@@ -335,6 +339,8 @@ pub struct Prover<'s> {
     ex_map: HashMap<Key, u32>,
     ex_nodes: Vec<ExNode>,
     ex_finished: Vec<u32>,
+    /// Endgame tables scoring positions of 4 men or fewer.
+    tables: Option<&'s Tables>,
 }
 
 impl<'s> Prover<'s> {
@@ -383,6 +389,33 @@ impl<'s> Prover<'s> {
             ex_map: HashMap::new(),
             ex_nodes: Vec::new(),
             ex_finished: Vec::new(),
+            tables: None,
+        })
+    }
+
+    /// Scores positions of 4 men or fewer from `tables` (the side to move
+    /// wins there by the table: a proven leaf for the prover when that is
+    /// the prover, else a disproven one; a position the tables do not hold
+    /// is searched). Records of positions whose proof rests on tables get
+    /// [`store::FLAG_TABLES`]; table positions themselves get no record
+    /// (leaves, as game ends).
+    pub fn set_tables(&mut self, tables: &'s Tables) {
+        self.tables = Some(tables);
+    }
+
+    /// Whether the tables score `pos` (not a game end) as a win for the
+    /// prover; `None`: no tables, more than 4 men, or no table for it.
+    #[inline]
+    fn table_win(&self, pos: &Position) -> Option<bool> {
+        let t = self.tables?;
+        if pos.men() > crate::tables::MAX_MEN {
+            return None;
+        }
+        let v = t.probe(pos)?;
+        Some(match v {
+            crate::tables::Value::Win(_) => pos.turn() == self.prover,
+            crate::tables::Value::Loss(_) => pos.turn() != self.prover,
+            crate::tables::Value::Draw => false,
         })
     }
 
@@ -548,7 +581,8 @@ impl<'s> Prover<'s> {
         if report.proof_positions > WALK_LIMIT {
             return Ok(());
         }
-        match walk_proof(store, self.rules, root, self.prover)? {
+        let table_leaf = |p: &Position| self.table_win(p) == Some(true);
+        match walk_proof_with(store, self.rules, root, self.prover, &table_leaf)? {
             Some((positions, depth)) => {
                 report.proof_positions = positions;
                 report.proof_depth = depth;
@@ -651,6 +685,9 @@ impl<'s> Prover<'s> {
             && let Some(t) = terminal(child.outcome(self.rules))
         {
             return t;
+        }
+        if let Some(win) = self.table_win(child) {
+            return if win { (0, INF, 1) } else { (INF, 0, 0) };
         }
         if !self.stored.is_empty()
             && let Some(&v) = self.stored.get(&z)
@@ -949,11 +986,20 @@ impl<'s> Prover<'s> {
             return Ok((o == Outcome::Win(self.prover))
                 .then(|| self.new_leaf(pos, packed, ExKind::Terminal)));
         }
+        // Below the extraction's root, a table position is a leaf.
+        if !self.ex_nodes.is_empty()
+            && let Some(win) = self.table_win(pos)
+        {
+            return Ok(win.then(|| self.new_leaf(pos, packed, ExKind::Table)));
+        }
         let or = pos.turn() == self.prover;
         if let Some(rec) = self.stored_record(pos)? {
             let win = (rec.verdict == Verdict::Win) == or;
             let depth = self.depths.get(&pos.zobrist()).copied().unwrap_or(0);
-            return Ok(win.then(|| self.new_leaf(pos, packed, ExKind::Stored(rec.size, depth))));
+            let tables = rec.flags & store::FLAG_TABLES != 0;
+            return Ok(
+                win.then(|| self.new_leaf(pos, packed, ExKind::Stored(rec.size, depth, tables)))
+            );
         }
         let idx = self.ex_nodes.len() as u32;
         self.ex_nodes.push(ExNode {
@@ -1006,6 +1052,11 @@ impl<'s> Prover<'s> {
                     }
                     0
                 } else if child.outcome(self.rules) == Some(Outcome::Win(self.prover)) {
+                    0
+                } else if let Some(win) = self.table_win(&child) {
+                    if !win {
+                        continue;
+                    }
                     0
                 } else if let Some(&v) = self.stored.get(&z) {
                     if (v & 1 == 1) == (child.turn() == self.prover) {
@@ -1092,10 +1143,17 @@ impl<'s> Prover<'s> {
         let n = self.ex_nodes.len();
         let mut depth = vec![0u32; n];
         let mut size = vec![0u64; n];
+        // Whether a node's proof rests on endgame tables.
+        let mut tables = vec![false; n];
         // Depths in completion order (children finish first).
         for &i in &self.ex_finished {
             let node = &self.ex_nodes[i as usize];
-            if let ExKind::Stored(_, d) = node.kind {
+            tables[i as usize] = match node.kind {
+                ExKind::Table => true,
+                ExKind::Stored(_, _, t) => t,
+                _ => node.children.iter().any(|&c| tables[c as usize]),
+            };
+            if let ExKind::Stored(_, d, _) = node.kind {
                 depth[i as usize] = d;
                 continue;
             }
@@ -1114,7 +1172,7 @@ impl<'s> Prover<'s> {
         let mut budget: u64 = 400_000_000;
         for (round, &i) in self.ex_finished.iter().enumerate() {
             let node = &self.ex_nodes[i as usize];
-            if let ExKind::Stored(s, _) = node.kind {
+            if let ExKind::Stored(s, _, _) = node.kind {
                 size[i as usize] = s.max(1);
                 continue;
             }
@@ -1135,7 +1193,7 @@ impl<'s> Prover<'s> {
             while let Some(j) = stack.pop() {
                 let nj = &self.ex_nodes[j as usize];
                 count += match nj.kind {
-                    ExKind::Stored(s, _) => s.max(1),
+                    ExKind::Stored(s, _, _) => s.max(1),
                     _ => 1,
                 };
                 for &c in &nj.children {
@@ -1162,13 +1220,21 @@ impl<'s> Prover<'s> {
             let rec = match node.kind {
                 ExKind::Win(mv) => Some(Record {
                     verdict: Verdict::Win,
-                    flags: 0,
+                    flags: if tables[j as usize] {
+                        store::FLAG_TABLES
+                    } else {
+                        0
+                    },
                     mv,
                     size: size[j as usize],
                 }),
                 ExKind::Loss => Some(Record {
                     verdict: Verdict::Loss,
-                    flags: 0,
+                    flags: if tables[j as usize] {
+                        store::FLAG_TABLES
+                    } else {
+                        0
+                    },
                     mv: 0,
                     size: size[j as usize],
                 }),
@@ -1226,6 +1292,18 @@ pub fn walk_proof(
     root: &Position,
     winner: Color,
 ) -> Result<Option<(u64, u32)>, StoreError> {
+    walk_proof_with(store, rules, root, winner, &|_| false)
+}
+
+/// As [`walk_proof`], a position without a record for which `table_leaf`
+/// says true being a leaf (a table win for the winner).
+pub fn walk_proof_with(
+    store: &Store,
+    rules: RuleSet,
+    root: &Position,
+    winner: Color,
+    table_leaf: &dyn Fn(&Position) -> bool,
+) -> Result<Option<(u64, u32)>, StoreError> {
     let reader = store.reader()?;
     let srules = store_rules(rules);
     // Key -> None while on the path, Some(depth) when done.
@@ -1249,6 +1327,10 @@ pub fn walk_proof(
             return Ok(Ok(None));
         }
         let Some(rec) = reader.get(srules, &key)? else {
+            if table_leaf(pos) {
+                seen.insert(key, Some(0));
+                return Ok(Ok(None));
+            }
             return Ok(Err(()));
         };
         let moves = pos.legal_moves();

@@ -75,6 +75,10 @@ pub enum Verdict {
     Loss,
 }
 
+/// [`Record::flags`] bit 0: the proof below this position rests on
+/// endgame tables (some of its leaves are table positions, not game ends).
+pub const FLAG_TABLES: u8 = 1;
+
 /// A stored proven position: 12 bytes.
 ///
 /// ```text

@@ -1,13 +1,14 @@
 //! Antichess endgame tables up to 4 men, by retrograde analysis, and their
 //! certification.
 //!
-//! * [`material`]: material signatures (`KNvB`) and their orientation.
-//! * [`index`]: positions to table indices and back (symmetries, identical
-//!   men), shared by the generator and the certifier.
-//! * [`format`]: the file format (header, checksum, memory-mapped reading).
 //! * [`generate`]: retrograde generation with `crate::rules`.
-//! * [`certify`]: checks every entry of a table against its successors
-//!   with shakmaty's move generation, without trusting the generator.
+//! * [`Tables`]: a directory of tables, built on demand, and the prover's
+//!   probe.
+//!
+//! The file format, indexing, materials and the certifier live in the
+//! rules-free [`crate::tablefile`] (the independent checker reads tables
+//! through it) and are re-exported here: [`material`], [`index`],
+//! [`format`](mod@format), [`certify`].
 //!
 //! A table holds, for every position of one material and either side to
 //! move, the value for the side to move: win, loss or draw, and for wins
@@ -23,263 +24,24 @@
 //!
 //! See `docs/tables.md` for the format, indexing and figures.
 
-pub mod certify;
-pub mod format;
 pub mod generate;
-pub mod index;
-pub mod material;
 
 use crate::rules::{Color, Outcome, Position, Role, RuleSet};
-pub use format::{Stats, Table};
-pub use index::Layout;
-pub use material::Material;
+pub use crate::tablefile::{Layout, Material};
+pub use crate::tablefile::{
+    MAX_MEN, Stats, Table, TableError, TableSet, TableSource, Value, Wdl, certify, format, index,
+    material,
+};
 use std::collections::HashMap;
-use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-/// Most men a table holds.
-pub const MAX_MEN: u32 = index::MAX_MEN as u32;
-
-/// Win, draw or loss, for the side to move.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub enum Wdl {
-    /// The side to move wins.
-    Win,
-    /// Nobody can force a win.
-    Draw,
-    /// The side to move loses.
-    Loss,
-}
-
-impl Wdl {
-    /// `"win"`, `"draw"` or `"loss"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Wdl::Win => "win",
-            Wdl::Draw => "draw",
-            Wdl::Loss => "loss",
-        }
-    }
-}
-
-/// The value of a position for the side to move, with the distance to the
-/// end of the game in plies (DTW) for wins and losses.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub enum Value {
-    /// Wins in this many plies.
-    Win(u16),
-    /// Draw.
-    Draw,
-    /// Loses in this many plies.
-    Loss(u16),
-}
-
-impl Value {
-    /// The value code: 0 draw, `1 + 2n` win in n, `2 + 2n` loss in n.
-    pub fn code(self) -> u32 {
-        match self {
-            Value::Draw => 0,
-            Value::Win(n) => 1 + 2 * n as u32,
-            Value::Loss(n) => 2 + 2 * n as u32,
-        }
-    }
-
-    /// The value of a code.
-    #[inline(always)]
-    pub fn from_code(c: u32) -> Value {
-        if c == 0 {
-            Value::Draw
-        } else if c & 1 == 1 {
-            Value::Win(((c - 1) / 2) as u16)
-        } else {
-            Value::Loss(((c - 2) / 2) as u16)
-        }
-    }
-
-    /// The entry byte: the code if below 255 (distances up to 126 plies);
-    /// `None` beyond (such entries hold [`format::ESCAPE`] and their code
-    /// in the table's overflow list).
-    pub fn to_byte(self) -> Option<u8> {
-        let c = self.code();
-        if c < format::ESCAPE as u32 {
-            Some(c as u8)
-        } else {
-            None
-        }
-    }
-
-    /// The value of an entry byte below [`format::ESCAPE`].
-    #[inline(always)]
-    pub fn from_byte(b: u8) -> Value {
-        Value::from_code(b as u32)
-    }
-
-    /// Win, draw or loss.
-    pub fn wdl(self) -> Wdl {
-        match self {
-            Value::Win(_) => Wdl::Win,
-            Value::Draw => Wdl::Draw,
-            Value::Loss(_) => Wdl::Loss,
-        }
-    }
-
-    /// The distance in plies, for wins and losses.
-    pub fn dtw(self) -> Option<u16> {
-        match self {
-            Value::Win(n) | Value::Loss(n) => Some(n),
-            Value::Draw => None,
-        }
-    }
-
-    /// The value of a move for the side that makes it, given the value of
-    /// the position after it (for the other side): a loss there in `n` is a
-    /// win in `n + 1` here, and so on.
-    pub fn after_move(self) -> Value {
-        match self {
-            Value::Win(n) => Value::Loss(n + 1),
-            Value::Draw => Value::Draw,
-            Value::Loss(n) => Value::Win(n + 1),
-        }
-    }
-
-    /// An order on values for the side to move: quicker wins first, then
-    /// draws, then slower losses.
-    pub fn score(self) -> i32 {
-        match self {
-            Value::Win(n) => 100_000 - n as i32,
-            Value::Draw => 0,
-            Value::Loss(n) => -100_000 + n as i32,
-        }
-    }
-}
-
-impl fmt::Display for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Value::Win(n) => write!(f, "win in {n}"),
-            Value::Draw => f.write_str("draw"),
-            Value::Loss(n) => write!(f, "loss in {n}"),
-        }
-    }
-}
-
-/// Errors of the tables.
-#[derive(Debug)]
-pub enum TableError {
-    /// Reading or writing a file failed.
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
-    /// A file is not a valid table.
-    BadFile {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
-    /// A position has more men than tables cover.
-    TooManyMen {
-        /// The position.
-        fen: String,
-        /// Its men.
-        men: u32,
-    },
-    /// A needed table is not built (and building was not asked for).
-    Missing {
-        /// Canonical material.
-        material: String,
-        /// Rule set.
-        rules: RuleSet,
-        /// Where it was looked for.
-        path: PathBuf,
-    },
-    /// A distance does not fit the one-byte entry.
-    DtwOverflow {
-        /// The material being built.
-        material: String,
-    },
-    /// A table stored for another rule set.
-    WrongRules {
-        /// The file.
-        path: PathBuf,
-        /// Its rule set.
-        found: RuleSet,
-    },
-}
-
-impl fmt::Display for TableError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TableError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            TableError::BadFile { path, reason } => {
-                write!(f, "{}: not a valid table: {reason}", path.display())
-            }
-            TableError::TooManyMen { fen, men } => write!(
-                f,
-                "position {fen} has {men} men; the tables cover at most {MAX_MEN}"
-            ),
-            TableError::Missing {
-                material,
-                rules,
-                path,
-            } => write!(
-                f,
-                "table {material} ({rules}) is not built (looked for {})",
-                path.display()
-            ),
-            TableError::DtwOverflow { material } => write!(
-                f,
-                "table {material}: a distance exceeds {} plies",
-                generate::MAX_DTW
-            ),
-            TableError::WrongRules { path, found } => {
-                write!(f, "{}: table is for {found} rules", path.display())
-            }
-        }
-    }
-}
-
-impl std::error::Error for TableError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            TableError::Io { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
-
-/// Something that hands out tables by canonical material.
-pub trait TableSource {
-    /// Runs `f` on the table of `material` (canonical).
-    fn with_table<R>(
-        &self,
-        material: &Material,
-        f: impl FnOnce(&Table) -> R,
-    ) -> Result<R, TableError>;
-}
-
-/// A fixed set of loaded tables (the dependencies of a generation; a
-/// short list, searched linearly).
-pub struct TableSet(pub Vec<(Material, Arc<Table>)>);
-
-impl TableSource for TableSet {
-    fn with_table<R>(
-        &self,
-        material: &Material,
-        f: impl FnOnce(&Table) -> R,
-    ) -> Result<R, TableError> {
-        match self.0.iter().find(|(m, _)| m == material) {
-            Some((_, t)) => Ok(f(t)),
-            None => Err(TableError::Missing {
-                material: material.to_string(),
-                rules: RuleSet::International,
-                path: PathBuf::new(),
-            }),
+impl From<RuleSet> for crate::tablefile::Rules {
+    fn from(r: RuleSet) -> Self {
+        match r {
+            RuleSet::International => crate::tablefile::Rules::International,
+            RuleSet::Fics => crate::tablefile::Rules::Fics,
         }
     }
 }
@@ -463,7 +225,7 @@ impl Tables {
         let path = self.path(&m);
         if path.exists() {
             let t = Table::open(&path, true)?;
-            if t.header.rules != self.rules {
+            if t.header.rules != self.rules.into() {
                 return Err(TableError::WrongRules {
                     path,
                     found: t.header.rules,
@@ -476,7 +238,7 @@ impl Tables {
         if !self.build {
             return Err(TableError::Missing {
                 material: m.to_string(),
-                rules: self.rules,
+                rules: self.rules.into(),
                 path,
             });
         }
@@ -562,13 +324,13 @@ impl TableSource for NoBuild<'_> {
         if self.0.missing.read().unwrap().contains(&m.key()) {
             return Err(TableError::Missing {
                 material: m.to_string(),
-                rules: self.0.rules,
+                rules: self.0.rules.into(),
                 path: self.0.path(&m),
             });
         }
         let path = self.0.path(&m);
         let t = match Table::open(&path, true) {
-            Ok(t) if t.header.rules == self.0.rules => Arc::new(t),
+            Ok(t) if t.header.rules == self.0.rules.into() => Arc::new(t),
             Ok(t) => {
                 return Err(TableError::WrongRules {
                     path,

@@ -24,10 +24,10 @@
 
 #![allow(clippy::needless_range_loop)] // square lists are indexed by slot
 
+use super::Rules;
 use super::index::{Layout, MAX_MEN, Squares};
 use super::material::Material;
 use super::{Table, TableError, TableSource, Value};
-use crate::rules::RuleSet;
 use rayon::prelude::*;
 use shakmaty::variant::Antichess;
 use shakmaty::{
@@ -183,10 +183,10 @@ fn squares(pos: &Antichess, m: &Material, layout: &Layout) -> Squares {
 }
 
 /// The game end of a position without legal moves, for the side to move.
-fn no_move_value(pos: &Antichess, rules: RuleSet) -> Value {
+fn no_move_value(pos: &Antichess, rules: Rules) -> Value {
     match rules {
-        RuleSet::International => Value::Win(0),
-        RuleSet::Fics => {
+        Rules::International => Value::Win(0),
+        Rules::Fics => {
             let us = pos.us().count();
             let them = pos.them().count();
             if us == 0 || us < them {
@@ -206,7 +206,7 @@ fn no_move_value(pos: &Antichess, rules: RuleSet) -> Value {
 /// certified separately, game ends included).
 fn successor_value<S: TableSource>(
     pos: &Antichess,
-    rules: RuleSet,
+    rules: Rules,
     src: &S,
 ) -> Result<Value, TableError> {
     if pos.us().is_empty() {
@@ -236,7 +236,7 @@ fn lookup<S: TableSource>(pos: &Antichess, src: &S) -> Result<Value, TableError>
 /// moves were valued.
 fn best_over_moves<S: TableSource>(
     pos: &Antichess,
-    rules: RuleSet,
+    rules: Rules,
     src: &S,
 ) -> Result<(Value, u64), TableError> {
     best_of(pos, &pos.legal_moves(), rules, src)
@@ -246,7 +246,7 @@ fn best_over_moves<S: TableSource>(
 fn best_of<S: TableSource>(
     pos: &Antichess,
     moves: &shakmaty::MoveList,
-    rules: RuleSet,
+    rules: Rules,
     src: &S,
 ) -> Result<(Value, u64), TableError> {
     let mut best: Option<Value> = None;
@@ -265,7 +265,7 @@ fn best_of<S: TableSource>(
 /// the best over its moves.
 fn expected_value<S: TableSource>(
     pos: &Antichess,
-    rules: RuleSet,
+    rules: Rules,
     src: &S,
 ) -> Result<(Value, u64), TableError> {
     if pos.us().is_empty() {
@@ -287,9 +287,10 @@ fn expected_value<S: TableSource>(
 /// more than 4 men.
 pub fn probe_shakmaty<S: TableSource>(
     pos: &Antichess,
-    rules: RuleSet,
+    rules: impl Into<Rules>,
     src: &S,
 ) -> Result<Value, TableError> {
+    let rules: Rules = rules.into();
     if pos.us().is_empty() {
         return Ok(Value::Win(0));
     }

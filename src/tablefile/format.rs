@@ -35,10 +35,9 @@
 //! starting from the FNV-64 offset basis, then the length in bytes mixed in
 //! the same way.
 
-use super::TableError;
 use super::index::Layout;
 use super::material::Material;
-use crate::rules::RuleSet;
+use super::{Rules, TableError};
 use memmap2::Mmap;
 use std::fs::{self, File};
 use std::io::Write;
@@ -93,7 +92,7 @@ pub struct Stats {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
     /// Rule set.
-    pub rules: RuleSet,
+    pub rules: Rules,
     /// Material, canonical.
     pub material: Material,
     /// Entries.
@@ -151,7 +150,7 @@ impl Header {
         if checksum(&b[..120]) != u64_at(120) {
             return Err(bad("header checksum mismatch"));
         }
-        let rules = RuleSet::from_code(b[12]).ok_or_else(|| bad("unknown rule set code"))?;
+        let rules = Rules::from_code(b[12]).ok_or_else(|| bad("unknown rule set code"))?;
         let name_end = b[16..32].iter().position(|&c| c == 0).unwrap_or(16);
         let name = std::str::from_utf8(&b[16..16 + name_end]).map_err(|_| bad("material name"))?;
         let material: Material = name.parse().map_err(|_| bad("material name"))?;
@@ -175,12 +174,13 @@ impl Header {
 
 /// The file name of a table: `<MATERIAL>.<rules>.apt`, e.g.
 /// `KNvB.international.apt`.
-pub fn file_name(material: &Material, rules: RuleSet) -> String {
+pub fn file_name(material: &Material, rules: impl Into<Rules>) -> String {
+    let rules: Rules = rules.into();
     format!("{}.{}.apt", material.canonical(), rules.name())
 }
 
 /// The path of a table in a directory.
-pub fn table_path(dir: &Path, material: &Material, rules: RuleSet) -> PathBuf {
+pub fn table_path(dir: &Path, material: &Material, rules: impl Into<Rules>) -> PathBuf {
     dir.join(file_name(material, rules))
 }
 
@@ -204,7 +204,7 @@ impl Table {
     /// entries holding [`ESCAPE`], sorted by index.
     pub fn from_data(
         layout: Layout,
-        rules: RuleSet,
+        rules: impl Into<Rules>,
         mut data: Vec<u8>,
         overflow: Vec<(u32, u16)>,
         stats: Stats,
@@ -215,7 +215,7 @@ impl Table {
             data.extend_from_slice(&c.to_le_bytes());
         }
         let header = Header {
-            rules,
+            rules: rules.into(),
             material: layout.material,
             entries,
             overflow: overflow.len() as u64,
@@ -383,7 +383,7 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tables::Value;
+    use crate::tablefile::Value;
 
     #[test]
     fn long_distances_go_to_the_overflow_list_and_survive_a_file() {
@@ -397,13 +397,13 @@ mod tests {
             (5, Value::Win(200).code() as u16),
             (700, Value::Loss(127).code() as u16),
         ];
-        let t = Table::from_data(layout, RuleSet::Fics, data, over, Stats::default());
+        let t = Table::from_data(layout, Rules::Fics, data, over, Stats::default());
         assert!(t.overflow_ok() && t.checksum_ok());
         assert_eq!(t.value(5), Value::Win(200));
         assert_eq!(t.value(9), Value::Loss(3));
         assert_eq!(t.value(700), Value::Loss(127));
         let dir = std::env::temp_dir().join(format!("antiproof-format-{}", std::process::id()));
-        let path = table_path(&dir, &m, RuleSet::Fics);
+        let path = table_path(&dir, &m, Rules::Fics);
         t.write(&path).unwrap();
         let r = Table::open(&path, true).unwrap();
         assert_eq!(r.header.overflow, 2);

@@ -1,0 +1,226 @@
+//! Endgame-table leaves: a leaf of 4 men or fewer that is not a finished
+//! game is accepted when a table scores it as a win for the winner AND
+//! that table is certified in the same run.
+//!
+//! Tables are read through the rules-free [`crate::tablefile`] (never
+//! `crate::tables`, the generator). During a walk each table leaf is
+//! scored with [`certify::probe_shakmaty`] (shakmaty decides game ends and
+//! en passant; the table gives the value), and every table touched is
+//! noted. After the walk, [`LeafTables::certify_used`] certifies each table
+//! touched and, since a table's entries are only as good as those of the
+//! tables its captures and promotions lead to, every table below it: each
+//! once per run (the results are cached in the [`LeafTables`]). A leaf
+//! value read from a table that fails certification never certifies a
+//! proof.
+
+use crate::tablefile::certify::{self, Certified};
+use crate::tablefile::{Material, Rules, Table, TableError, TableSource, Value, format};
+use shakmaty::variant::Antichess;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// A directory of endgame tables for one rule set, as the checker reads
+/// it: loaded on first use, certified after the walk.
+pub struct LeafTables {
+    dir: PathBuf,
+    rules: Rules,
+    loaded: RwLock<HashMap<u64, Arc<Table>>>,
+    /// Canonical materials read while scoring leaves.
+    used: Mutex<BTreeSet<MaterialName>>,
+    /// Certification results, by material name (cached for the run).
+    certified: Mutex<BTreeMap<String, Result<Certified, String>>>,
+}
+
+/// A material ordered by its name (for reports).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct MaterialName(Material);
+
+impl Ord for MaterialName {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.0.men(), self.0.to_string()).cmp(&(other.0.men(), other.0.to_string()))
+    }
+}
+
+impl PartialOrd for MaterialName {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Debug for LeafTables {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LeafTables")
+            .field("dir", &self.dir)
+            .field("rules", &self.rules)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What certifying the tables used by a proof found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TablesUsed {
+    /// The directory.
+    pub dir: String,
+    /// Tables that scored leaves (canonical material names, e.g. `KQvK`).
+    pub used: Vec<String>,
+    /// Every table certified for them (the used ones and those below).
+    pub certified: Vec<String>,
+    /// Positions checked by those certifications.
+    pub positions: u64,
+}
+
+impl LeafTables {
+    /// Tables of `rules` in `dir` (nothing is read yet).
+    pub fn open(dir: impl AsRef<Path>, rules: super::Rules) -> LeafTables {
+        LeafTables {
+            dir: dir.as_ref().to_path_buf(),
+            rules: match rules {
+                super::Rules::International => Rules::International,
+                super::Rules::Fics => Rules::Fics,
+            },
+            loaded: RwLock::default(),
+            used: Mutex::default(),
+            certified: Mutex::default(),
+        }
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The table of a canonical material, read from its file (header,
+    /// sizes and data checksum checked; its rule set and material must be
+    /// the asked ones). Not certified by this.
+    fn table(&self, m: &Material) -> Result<Arc<Table>, TableError> {
+        let m = m.canonical();
+        if let Some(t) = self.loaded.read().unwrap().get(&m.key()) {
+            return Ok(t.clone());
+        }
+        let path = format::table_path(&self.dir, &m, self.rules);
+        if !path.exists() {
+            return Err(TableError::Missing {
+                material: m.to_string(),
+                rules: self.rules,
+                path,
+            });
+        }
+        let t = Table::open(&path, true)?;
+        if t.header.rules != self.rules {
+            return Err(TableError::WrongRules {
+                path,
+                found: t.header.rules,
+            });
+        }
+        if t.header.material != m {
+            return Err(TableError::BadFile {
+                path,
+                reason: format!("holds table {}, not {m}", t.header.material),
+            });
+        }
+        let t = Arc::new(t);
+        self.loaded.write().unwrap().insert(m.key(), t.clone());
+        Ok(t)
+    }
+
+    /// The value of a leaf for its side to move, from the tables (not yet
+    /// certified: see [`LeafTables::certify_used`]); every table read is
+    /// noted as used.
+    pub fn score(&self, pos: &Antichess) -> Result<Value, TableError> {
+        certify::probe_shakmaty(pos, self.rules, &Noting(self))
+    }
+
+    /// The names of the tables read by [`LeafTables::score`] so far.
+    pub fn used(&self) -> Vec<String> {
+        self.used
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|m| m.0.to_string())
+            .collect()
+    }
+
+    /// Certifies every table used so far and every table below them (each
+    /// once per `LeafTables`): what was certified, or the first failure
+    /// (naming the table and, for a wrong entry, its position).
+    pub fn certify_used(&self) -> Result<TablesUsed, String> {
+        let used: Vec<Material> = self.used.lock().unwrap().iter().map(|m| m.0).collect();
+        let mut all: BTreeSet<MaterialName> = BTreeSet::new();
+        let mut stack = used.clone();
+        while let Some(m) = stack.pop() {
+            if all.insert(MaterialName(m.canonical())) {
+                stack.extend(m.successors());
+            }
+        }
+        let mut positions = 0;
+        // Fewest men first: a failure names the smallest wrong table.
+        for MaterialName(m) in &all {
+            let name = m.to_string();
+            let cached = self.certified.lock().unwrap().get(&name).cloned();
+            let r = match cached {
+                Some(r) => r,
+                None => {
+                    let r = self
+                        .table(m)
+                        .map_err(|e| e.to_string())
+                        .and_then(|t| certify::certify(&t, &Raw(self)).map_err(|e| e.to_string()));
+                    self.certified
+                        .lock()
+                        .unwrap()
+                        .insert(name.clone(), r.clone());
+                    r
+                }
+            };
+            match r {
+                Ok(c) => positions += c.positions,
+                Err(e) => {
+                    return Err(format!(
+                        "endgame table {name} ({}) is not certified: {e}",
+                        self.rules
+                    ));
+                }
+            }
+        }
+        Ok(TablesUsed {
+            dir: self.dir.display().to_string(),
+            used: used.iter().map(|m| m.to_string()).collect(),
+            certified: all.iter().map(|m| m.0.to_string()).collect(),
+            positions,
+        })
+    }
+}
+
+/// Hands out tables and notes them as used by leaves.
+struct Noting<'a>(&'a LeafTables);
+
+impl TableSource for Noting<'_> {
+    fn with_table<R>(
+        &self,
+        material: &Material,
+        f: impl FnOnce(&Table) -> R,
+    ) -> Result<R, TableError> {
+        let t = self.0.table(material)?;
+        self.0
+            .used
+            .lock()
+            .unwrap()
+            .insert(MaterialName(material.canonical()));
+        Ok(f(&t))
+    }
+}
+
+/// Hands out tables to the certifier.
+struct Raw<'a>(&'a LeafTables);
+
+impl TableSource for Raw<'_> {
+    fn with_table<R>(
+        &self,
+        material: &Material,
+        f: impl FnOnce(&Table) -> R,
+    ) -> Result<R, TableError> {
+        let t = self.0.table(material)?;
+        Ok(f(&t))
+    }
+}

@@ -1,0 +1,377 @@
+//! Endgame tables as proof leaves for the checker (issue 6): a proof cut at
+//! positions of 4 men is not certified without tables, certified with
+//! them (the tables used are certified in the same run), and rejected when
+//! a table is wrong or of the wrong rule set.
+
+mod common;
+
+use antiproof::check::{
+    LeafTables, ReasonKind, Rules, TreeOptions, Verdict, check_store, check_store_with, check_tree,
+};
+use antiproof::rules::{Color, Piece, Position, Role, RuleSet, Square};
+use antiproof::tables::{Layout, Material, Table, Tables, Value};
+use antiproof::wintree::{ProofDag, WinTree, WriteOptions, write_tree};
+use common::{Proof, Rng};
+use shakmaty::CastlingMode;
+use shakmaty::variant::Antichess;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn shak(p: &Position) -> Antichess {
+    let fen: shakmaty::fen::Fen = p.to_fen().parse().unwrap();
+    fen.into_position(CastlingMode::Standard).unwrap()
+}
+
+/// A fresh directory under the target's scratch space.
+fn scratch(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("leaves-{name}"));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The KKvKK table (and the KKvK, KvKK... below it) built into `dir`.
+fn build_kkvkk(dir: &Path) {
+    let t = Tables::open_building(dir, RuleSet::International);
+    t.table(&"KKvKK".parse::<Material>().unwrap()).unwrap();
+}
+
+/// A White win from a random KKvKK position with White to move whose
+/// proof is cut at White's first move: the position after it (4 men, or 3
+/// after a capture; not a finished game) is the only leaf.
+fn cut_proof() -> (Position, Proof, ProofDag) {
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    for _ in 0..10_000 {
+        let mut pieces = Vec::new();
+        let mut used = 0u64;
+        for k in 0..4 {
+            let color = if k % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let sq = loop {
+                let s = rng.below(64) as u32;
+                if used >> s & 1 == 0 {
+                    break s;
+                }
+            };
+            used |= 1 << sq;
+            pieces.push((
+                Square::new(sq).unwrap(),
+                Piece {
+                    color,
+                    role: Role::King,
+                },
+            ));
+        }
+        let Ok(pos) = Position::from_pieces(pieces, Color::White, None) else {
+            continue;
+        };
+        if pos.outcome(RuleSet::International).is_some() {
+            continue;
+        }
+        let Some(p) = common::try_prove_from(pos, &[], RuleSet::International, Color::White, 2_000)
+        else {
+            continue;
+        };
+        let child = p.dag.nodes[0].children[0].1;
+        if p.dag.nodes[child].children.is_empty() || p.positions[child].men() < 3 {
+            continue;
+        }
+        let mut dag = p.dag.clone();
+        dag.nodes[child].children.clear();
+        return (pos, p, dag);
+    }
+    panic!("no KKvKK position found");
+}
+
+fn opts(pos: &Position, tables: Option<Arc<LeafTables>>, rules: Rules) -> TreeOptions {
+    TreeOptions {
+        rules,
+        winner: Some(shakmaty::Color::White),
+        start: Some(shak(pos)),
+        threads: Some(1),
+        tables,
+        ..TreeOptions::default()
+    }
+}
+
+fn tree_bytes(dag: &ProofDag) -> Vec<u8> {
+    write_tree(dag, 0, &[], &WriteOptions::default())
+        .unwrap()
+        .bytes
+}
+
+/// Rewrites a table file with one used entry changed (and a correct
+/// checksum): only certification can tell.
+fn corrupt(path: &Path) {
+    let t = Table::open(path, true).unwrap();
+    assert_eq!(t.header.overflow, 0);
+    let layout = Layout::new(&t.header.material);
+    let mut data = t.bytes()[..t.header.entries as usize].to_vec();
+    let i = (0..layout.size())
+        .find(|&i| layout.decode(i).1 && matches!(t.value(i), Value::Win(n) if n > 2))
+        .unwrap();
+    data[i as usize] = Value::Loss(1).to_byte().unwrap();
+    let bad = Table::from_data(layout, t.header.rules, data, Vec::new(), t.header.stats);
+    drop(t);
+    std::fs::remove_file(path).unwrap();
+    bad.write(path).unwrap();
+    assert!(Table::open(path, true).is_ok(), "the checksum is fixed");
+}
+
+#[test]
+fn cut_proofs_are_certified_with_certified_tables_only() {
+    let dir = scratch_built();
+    let (pos, p, dag) = cut_proof();
+    let bytes = tree_bytes(&dag);
+    let tree = WinTree::from_bytes(&bytes).unwrap();
+
+    // Without tables: not certified.
+    let r = check_tree(&tree, &opts(&pos, None, Rules::International));
+    assert_eq!(r.verdict, Verdict::NotCertified { table_leaves: 1 });
+    assert!(r.tables.is_none());
+
+    // With tables: certified, naming the tables used and certified.
+    let t = Arc::new(LeafTables::open(&dir, Rules::International));
+    let r = check_tree(&tree, &opts(&pos, Some(t.clone()), Rules::International));
+    assert_eq!(r.verdict, Verdict::Certified, "{r}");
+    assert_eq!(r.leaves.tables, 1);
+    let used = r.tables.as_ref().unwrap();
+    assert!(!used.used.is_empty());
+    assert!(used.certified.contains(&"KKvK".to_string()), "{used:?}");
+    assert!(used.positions > 0);
+    let json = r.to_json();
+    assert_eq!(json["verdict"], "certified");
+    assert_eq!(json["tables"]["leaves"], 1);
+    assert!(r.to_string().contains("leaves scored by tables"), "{r}");
+
+    // The store: only the root's record; the winner's positions below it
+    // (4 men or fewer, no record) are table leaves.
+    let root_key = p.root().pack().0;
+    let mut map = p.records_map();
+    map.retain(|k, _| *k == root_key);
+    let root = shak(&pos);
+    let r = check_store(
+        &map,
+        Rules::International,
+        &root,
+        "",
+        Some(shakmaty::Color::White),
+    );
+    assert!(
+        matches!(r.verdict, Verdict::NotCertified { table_leaves } if table_leaves >= 1),
+        "{r}"
+    );
+    let r = check_store_with(
+        &map,
+        Rules::International,
+        &root,
+        "",
+        Some(shakmaty::Color::White),
+        Some(&t),
+    );
+    assert_eq!(r.verdict, Verdict::Certified, "{r}");
+    assert!(r.leaves.tables >= 1);
+
+    // A directory without the tables: not certified, not rejected.
+    let empty = scratch("empty");
+    let e = Arc::new(LeafTables::open(&empty, Rules::International));
+    let r = check_tree(&tree, &opts(&pos, Some(e), Rules::International));
+    assert_eq!(r.verdict, Verdict::NotCertified { table_leaves: 1 });
+}
+
+#[test]
+fn wrong_tables_are_rejected() {
+    let (pos, _p, dag) = cut_proof();
+    let bytes = tree_bytes(&dag);
+    let tree = WinTree::from_bytes(&bytes).unwrap();
+
+    // An entry changed, checksum fixed: the certifier finds it (or the
+    // leaf itself reads as not won).
+    let dir = scratch("corrupt");
+    for e in std::fs::read_dir(scratch_built()).unwrap() {
+        let e = e.unwrap().path();
+        std::fs::copy(&e, dir.join(e.file_name().unwrap())).unwrap();
+    }
+    let path = antiproof::tables::format::table_path(
+        &dir,
+        &"KKvKK".parse::<Material>().unwrap(),
+        RuleSet::International,
+    );
+    corrupt(&path);
+    let t = Arc::new(LeafTables::open(&dir, Rules::International));
+    let r = check_tree(&tree, &opts(&pos, Some(t), Rules::International));
+    match &r.verdict {
+        Verdict::Rejected(j) => assert!(
+            matches!(
+                j.reason.kind(),
+                ReasonKind::TableNotCertified | ReasonKind::TableLeafNotWon
+            ),
+            "{r}"
+        ),
+        v => panic!("{v:?}"),
+    }
+
+    // Tables of another rule set under this rule set's names.
+    let fics = scratch("wrong-rules");
+    for e in std::fs::read_dir(scratch_built()).unwrap() {
+        let e = e.unwrap().path();
+        let name = e.file_name().unwrap().to_string_lossy().into_owned();
+        if let Some(stem) = name.strip_suffix(".international.apt") {
+            std::fs::copy(&e, fics.join(format!("{stem}.fics.apt"))).unwrap();
+        }
+    }
+    let t = Arc::new(LeafTables::open(&fics, Rules::Fics));
+    let r = check_tree(&tree, &opts(&pos, Some(t), Rules::Fics));
+    match &r.verdict {
+        Verdict::Rejected(j) => {
+            assert_eq!(j.reason.kind(), ReasonKind::TableNotCertified, "{r}");
+            assert!(j.reason.to_string().contains("international"), "{r}");
+        }
+        v => panic!("{v:?}"),
+    }
+}
+
+/// A directory with good International KKvKK tables (built once).
+fn scratch_built() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = scratch("built");
+        build_kkvkk(&d);
+        let t = Tables::open_building(&d, RuleSet::International);
+        t.table(&"KKKvK".parse::<Material>().unwrap()).unwrap();
+        d
+    })
+    .clone()
+}
+
+fn run(args: &[&str]) -> (i32, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// `prove --tables` from a 5-man position whose only move leads to a
+/// 4-man table win; `verify --db` certifies it with `--tables` only;
+/// `export --expand-tables` writes a file certified without tables.
+#[test]
+fn prove_verify_export_with_tables() {
+    let dir = scratch_built();
+    let dir = dir.to_str().unwrap();
+    let work = scratch("cli");
+    let db = work.join("p.redb");
+    let db = db.to_str().unwrap();
+    // Black must play Kxb3, reaching a KKvKK table win for White.
+    let fen = "8/8/8/8/2k5/1K6/8/KK4k1 b - - 0 1";
+    let (rc, out) = run(&[
+        "prove", "--db", db, "--fen", fen, "--winner", "white", "--tables", dir, "--memory", "16M",
+    ]);
+    assert_eq!(rc, 0, "{out}");
+    assert!(out.contains("proven: white wins"), "{out}");
+    // The root's record says its proof rests on tables.
+    {
+        let store = antiproof::store::Store::open_existing(Path::new(db)).unwrap();
+        let key = Position::from_fen(fen).unwrap().pack().0;
+        let rec = store
+            .get(antiproof::store::Rules::International, &key)
+            .unwrap()
+            .unwrap();
+        assert_eq!(rec.flags & antiproof::store::FLAG_TABLES, 1);
+    }
+    let common = ["--db", db, "--fen", fen, "--winner", "white"];
+    let (rc, out) = run(&[&["verify"][..], &common].concat());
+    assert_eq!(rc, 1, "{out}");
+    assert!(out.contains("NOT CERTIFIED"), "{out}");
+    let (rc, out) = run(&[&["verify", "--json", "--tables", dir][..], &common].concat());
+    assert_eq!(rc, 0, "{out}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(j["verdict"], "certified");
+    assert_eq!(j["tables"]["used"][0], "KKvKK");
+    assert_eq!(j["tables"]["leaves"], 1);
+
+    let plain = work.join("plain.tree");
+    let full = work.join("full.tree");
+    let (rc, out) = run(&[&["export", "-o", plain.to_str().unwrap()][..], &common].concat());
+    assert_eq!(rc, 0, "{out}");
+    assert!(out.contains("1 leaves rest on endgame tables"), "{out}");
+    let (rc, out) = run(&[
+        &[
+            "export",
+            "--expand-tables",
+            "--tables",
+            dir,
+            "-o",
+            full.to_str().unwrap(),
+        ][..],
+        &common,
+    ]
+    .concat());
+    assert_eq!(rc, 0, "{out}");
+    let tree = ["--fen", fen, "--winner", "white", "--tree"];
+    let (rc, out) = run(&[&["verify"][..], &tree, &[plain.to_str().unwrap()]].concat());
+    assert_eq!(rc, 1, "{out}");
+    let (rc, out) = run(&[
+        &["verify"][..],
+        &tree,
+        &[plain.to_str().unwrap(), "--tables", dir],
+    ]
+    .concat());
+    assert_eq!(rc, 0, "{out}");
+    let (rc, out) = run(&[&["verify"][..], &tree, &[full.to_str().unwrap()]].concat());
+    assert_eq!(rc, 0, "{out}");
+    assert!(out.contains("CERTIFIED"), "{out}");
+
+    // White must play Kxc4, reaching KKKvK (wins up to 80 plies): five
+    // table leaves; expanded, a file of thousands of positions certified
+    // without tables.
+    let fen = "8/8/8/8/2k5/1K6/8/KK4k1 w - - 0 1";
+    let db = work.join("q.redb");
+    let db = db.to_str().unwrap();
+    let (rc, out) = run(&[
+        "prove", "--db", db, "--fen", fen, "--winner", "white", "--tables", dir, "--memory", "16M",
+    ]);
+    assert_eq!(rc, 0, "{out}");
+    let common = ["--db", db, "--fen", fen, "--winner", "white"];
+    let (rc, out) = run(&[&["verify", "--json", "--tables", dir][..], &common].concat());
+    assert_eq!(rc, 0, "{out}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(j["tables"]["used"][0], "KKKvK", "{out}");
+    let full = work.join("q.tree");
+    let (rc, out) = run(&[
+        &[
+            "export",
+            "--expand-tables",
+            "--tables",
+            dir,
+            "-o",
+            full.to_str().unwrap(),
+        ][..],
+        &common,
+    ]
+    .concat());
+    assert_eq!(rc, 0, "{out}");
+    let (rc, out) = run(&[
+        "verify",
+        "--json",
+        "--fen",
+        fen,
+        "--winner",
+        "white",
+        "--tree",
+        full.to_str().unwrap(),
+    ]);
+    assert_eq!(rc, 0, "{out}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(j["verdict"], "certified");
+    assert!(j["positions"].as_u64().unwrap() > 1000, "{out}");
+    assert_eq!(j["leaves"]["endgame_tables"], 0);
+}
