@@ -7,7 +7,9 @@
 //! - [`wintree`]: the Watkins win-tree format, reader and writer.
 //! - [`check`]: the independent checker (shakmaty only, nothing of
 //!   `rules`, `search` or `tables`).
-//! - [`tables`]: endgame tables up to 4 men, certified with shakmaty.
+//! - [`tables`]: endgame tables up to 4 men, generated with [`rules`];
+//!   [`tablefile`]: their rules-free half (format, index, certifier), which
+//!   the checker reads.
 //! - [`web`], [`openings`]: browse, serve and the first-move table.
 //! - [`cli`]: the command line, a thin layer over the rest.
 pub mod check;
