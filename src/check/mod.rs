@@ -47,47 +47,11 @@ use crate::wintree::WinTreeError;
 use shakmaty::Color;
 use shakmaty::variant::Antichess;
 use std::fmt;
-use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-/// The rule set a proof is checked under (the checker's own type).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
-pub enum Rules {
-    /// International (lichess): stalemate wins for the side to move.
-    #[default]
-    International,
-    /// FICS: stalemate with pieces left is decided by piece count.
-    Fics,
-}
-
-impl Rules {
-    /// `international` or `fics`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Rules::International => "international",
-            Rules::Fics => "fics",
-        }
-    }
-}
-
-impl fmt::Display for Rules {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Rules {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Rules, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "international" | "lichess" => Ok(Rules::International),
-            "fics" => Ok(Rules::Fics),
-            _ => Err(format!(
-                "unknown rule set {s:?}: expected international or fics"
-            )),
-        }
-    }
-}
+/// The rule set a proof is checked under: the rules-free type the checker
+/// shares with the endgame-table files.
+pub use crate::tablefile::Rules;
 
 /// What is wrong with a proof, by kind (for tests and scripts).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

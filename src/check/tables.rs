@@ -76,10 +76,7 @@ impl LeafTables {
     pub fn open(dir: impl AsRef<Path>, rules: super::Rules) -> LeafTables {
         LeafTables {
             dir: dir.as_ref().to_path_buf(),
-            rules: match rules {
-                super::Rules::International => Rules::International,
-                super::Rules::Fics => Rules::Fics,
-            },
+            rules,
             loaded: RwLock::default(),
             used: Mutex::default(),
             certified: Mutex::default(),

@@ -31,12 +31,13 @@ use std::sync::Arc;
 /// The longest distance to win (plies) a table may hold.
 pub const MAX_DTW: u16 = 30_000;
 
-/// The rule set of a table: how a side without legal moves but with men
-/// left scores (international: it wins; FICS: fewer men wins, equal is a
-/// draw).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+/// A rule set, as the rules-free modules (this one and the checker) name
+/// it: how a side without legal moves but with men left scores
+/// (international: it wins; FICS: fewer men wins, equal is a draw).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, Default)]
 pub enum Rules {
     /// International (lichess) rules.
+    #[default]
     International,
     /// FICS rules.
     Fics,
@@ -79,9 +80,11 @@ impl FromStr for Rules {
     type Err = String;
     fn from_str(s: &str) -> Result<Rules, String> {
         match s.to_ascii_lowercase().as_str() {
-            "international" => Ok(Rules::International),
+            "international" | "lichess" => Ok(Rules::International),
             "fics" => Ok(Rules::Fics),
-            _ => Err(format!("unknown rule set {s:?} (international or fics)")),
+            _ => Err(format!(
+                "unknown rule set {s:?}: expected international or fics"
+            )),
         }
     }
 }
