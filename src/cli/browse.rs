@@ -1,4 +1,4 @@
-//! `antiproof browse`: Show the proof tree at a line in the terminal (issue 5).
+//! `antiproof browse`: Show the proof tree at a line in the terminal.
 
 use super::{EXIT_ERROR, EXIT_OK};
 use crate::rules::{Color, RuleSet};

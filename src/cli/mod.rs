@@ -36,19 +36,19 @@ pub struct Cli {
 enum Command {
     /// Count leaf positions of the move tree (move-generator test and timing).
     Perft(perft::PerftArgs),
-    /// Prove a forced win for a line and store its solution tree (issue 3).
+    /// Prove a forced win for a line and store its solution tree.
     Prove(prove::ProveArgs),
-    /// Certify a proof from the store or a win-tree file (issue 4).
+    /// Certify a proof from the store or a win-tree file.
     Verify(verify::VerifyArgs),
-    /// Write a stored proof as a Watkins win-tree file (issue 4).
+    /// Write a stored proof as a Watkins win-tree file.
     Export(export::ExportArgs),
-    /// Show the proof tree at a line in the terminal (issue 5).
+    /// Show the proof tree at a line in the terminal.
     Browse(browse::BrowseArgs),
-    /// Serve proof trees over HTTP and as a web page (issue 5).
+    /// Serve proof trees over HTTP and as a web page.
     Serve(serve::ServeArgs),
-    /// The table of White's 20 first moves (issue 5).
+    /// The table of White's 20 first moves.
     Table(table::TableArgs),
-    /// Endgame tables up to 4 men: build, verify, probe (issue 6).
+    /// Endgame tables up to 4 men: build, verify, probe.
     Tables(tables::TablesArgs),
     /// Prove 1.e3 d5 into a temporary store, export it, and certify it with
     /// the independent checker: the set-up check.

@@ -1,5 +1,5 @@
 //! `antiproof prove`: prove a forced win for a line and store its solution
-//! tree (issue 3). See docs/prove.md.
+//! tree. See docs/prove.md.
 
 use crate::rules::{Color, Position, RuleSet};
 use crate::search::{self, Config, Limits, Progress, ProveReport, ProveResult, Prover};

@@ -1,4 +1,4 @@
-//! `antiproof serve`: Serve proof trees over HTTP and as a web page (issue 5).
+//! `antiproof serve`: Serve proof trees over HTTP and as a web page.
 
 use super::EXIT_OK;
 use super::browse::SourceArgs;

@@ -1,4 +1,4 @@
-//! `antiproof table`: The table of White's 20 first moves (issue 5).
+//! `antiproof table`: The table of White's 20 first moves.
 
 use super::EXIT_OK;
 use crate::openings::{Certified, scan_certified, table, verify_entry};

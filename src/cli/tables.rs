@@ -1,5 +1,5 @@
 //! `antiproof tables`: endgame tables up to 4 men: build, verify, probe,
-//! bench (issue 6). See docs/tables.md.
+//! bench. See docs/tables.md.
 
 use super::{EXIT_NO, EXIT_OK};
 use crate::rules::{Color, Piece, Position, Role, RuleSet, Square};
