@@ -14,7 +14,8 @@
 
 use super::{EXIT_NO, EXIT_OK};
 use crate::rules::{Color, Move, Position, RuleSet};
-use crate::store::{self, Record, StoreReader, Verdict};
+use crate::search::store_rules;
+use crate::store::{Record, StoreReader, Verdict};
 use crate::tables::{Tables, Value};
 use crate::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
 use anyhow::Context;
@@ -57,13 +58,6 @@ pub struct ExportArgs {
     /// The line from the start position (UCI or SAN); it becomes the
     /// file's prolog.
     moves: Vec<String>,
-}
-
-fn store_rules(r: RuleSet) -> store::Rules {
-    match r {
-        RuleSet::International => store::Rules::International,
-        RuleSet::Fics => store::Rules::Fics,
-    }
 }
 
 /// A stored proof that cannot be exported.

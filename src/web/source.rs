@@ -338,10 +338,7 @@ impl StoreRecords {
     pub fn open(path: &Path, rules: RuleSet) -> Result<StoreRecords, SourceError> {
         Ok(StoreRecords {
             store: Store::open_existing(path)?,
-            rules: match rules {
-                RuleSet::International => store::Rules::International,
-                RuleSet::Fics => store::Rules::Fics,
-            },
+            rules: crate::search::store_rules(rules),
         })
     }
 }
