@@ -386,11 +386,24 @@ fn all_4_man_tables_build_and_certify() {
             start.elapsed().as_secs_f64()
         );
         let start = std::time::Instant::now();
+        let (mut positions, mut moves) = (0u64, 0u64);
         for m in &all {
-            certify_one(&tables, m).unwrap_or_else(|e| panic!("{rules} {m}: {e}"));
+            let t0 = std::time::Instant::now();
+            let c = certify_one(&tables, m).unwrap_or_else(|e| panic!("{rules} {m}: {e}"));
+            positions += c.positions;
+            moves += c.moves;
+            if m.men() == 4 {
+                println!(
+                    "{rules}: certified {m} ({} positions, {} moves) in {:.1}s",
+                    c.positions,
+                    c.moves,
+                    t0.elapsed().as_secs_f64()
+                );
+            }
         }
         println!(
-            "{rules}: certified in {:.0}s",
+            "{rules}: certified {} tables, {positions} positions, {moves} moves, in {:.0}s",
+            all.len(),
             start.elapsed().as_secs_f64()
         );
         let n = agree_with_search(&tables, &Material::all_with_men(4), 1, 3);

@@ -107,6 +107,28 @@ fn build_then_verify_a_small_material_under_fics() {
     let (code, out, err) = run(&["tables", "verify", "--dir", d, "--rules", "fics", "KvP"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("ok KvP"), "{out}");
+    assert!(!out.contains("certification record"), "{out}");
+    // Certified once: the record of the same file bytes is used next time,
+    // unless --recertify.
+    assert!(dir.join("certified.tsv").exists());
+    let (code, out, err) = run(&["tables", "verify", "--dir", d, "--rules", "fics", "KvP"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("ok KvP") && out.contains("certification record, same file bytes"),
+        "{out}"
+    );
+    let (code, out, err) = run(&[
+        "tables",
+        "verify",
+        "--dir",
+        d,
+        "--rules",
+        "fics",
+        "--recertify",
+        "KvP",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("certification record"), "{out}");
     // Corrupt one entry: the verifier names the position.
     let path = dir.join("KvP.fics.apt");
     let mut bytes = std::fs::read(&path).unwrap();

@@ -190,11 +190,7 @@ fn wrong_tables_are_rejected() {
 
     // An entry changed, checksum fixed: the certifier finds it (or the
     // leaf itself reads as not won).
-    let dir = scratch("corrupt");
-    for e in std::fs::read_dir(scratch_built()).unwrap() {
-        let e = e.unwrap().path();
-        std::fs::copy(&e, dir.join(e.file_name().unwrap())).unwrap();
-    }
+    let dir = copy_built("corrupt");
     let path = antiproof::tables::format::table_path(
         &dir,
         &"KKvKK".parse::<Material>().unwrap(),
@@ -230,6 +226,73 @@ fn wrong_tables_are_rejected() {
             assert_eq!(j.reason.kind(), ReasonKind::TableNotCertified, "{r}");
             assert!(j.reason.to_string().contains("international"), "{r}");
         }
+        v => panic!("{v:?}"),
+    }
+}
+
+/// A copy of the built tables (without certification records).
+fn copy_built(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    for e in std::fs::read_dir(scratch_built()).unwrap() {
+        let e = e.unwrap().path();
+        if e.extension().is_some_and(|x| x == "apt") {
+            std::fs::copy(&e, dir.join(e.file_name().unwrap())).unwrap();
+        }
+    }
+    dir
+}
+
+#[test]
+fn certification_records_spare_a_second_certification_of_the_same_bytes() {
+    let (pos, _p, dag) = cut_proof();
+    let bytes = tree_bytes(&dag);
+    let tree = WinTree::from_bytes(&bytes).unwrap();
+    let dir = copy_built("records");
+    let check = |t: LeafTables| {
+        let r = check_tree(&tree, &opts(&pos, Some(Arc::new(t)), Rules::International));
+        (r.verdict.clone(), r.tables.clone(), r.to_string())
+    };
+
+    // First run: every table certified now, and recorded.
+    let (v, used, _) = check(LeafTables::open(&dir, Rules::International));
+    assert_eq!(v, Verdict::Certified);
+    let used = used.unwrap();
+    assert!(used.recorded.is_empty() && used.positions > 0, "{used:?}");
+    assert!(dir.join("certified.tsv").exists());
+
+    // Second run: the same file bytes, taken from the records.
+    let (v, again, text) = check(LeafTables::open(&dir, Rules::International));
+    assert_eq!(v, Verdict::Certified);
+    let again = again.unwrap();
+    assert_eq!(again.recorded, again.certified, "{again:?}");
+    assert_eq!(again.positions, 0);
+    assert!(text.contains("certified now: none"), "{text}");
+    assert!(text.contains("by certification record"), "{text}");
+
+    // --recertify: certified now again.
+    let (v, fresh, _) = check(LeafTables::open(&dir, Rules::International).recertify(true));
+    assert_eq!(v, Verdict::Certified);
+    let fresh = fresh.unwrap();
+    assert!(fresh.recorded.is_empty(), "{fresh:?}");
+    assert_eq!(fresh.positions, used.positions);
+
+    // A table changed after it was recorded (checksum fixed): its bytes no
+    // longer match the record, so it is certified again, and rejected.
+    let path = antiproof::tables::format::table_path(
+        &dir,
+        &"KKvKK".parse::<Material>().unwrap(),
+        RuleSet::International,
+    );
+    corrupt(&path);
+    let (v, _, text) = check(LeafTables::open(&dir, Rules::International));
+    match &v {
+        Verdict::Rejected(j) => assert!(
+            matches!(
+                j.reason.kind(),
+                ReasonKind::TableNotCertified | ReasonKind::TableLeafNotWon
+            ),
+            "{text}"
+        ),
         v => panic!("{v:?}"),
     }
 }

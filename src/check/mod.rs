@@ -469,6 +469,7 @@ impl Report {
                 "leaves": self.leaves.tables - self.leaves.tables_unscored,
                 "used": t.used,
                 "certified": t.certified,
+                "recorded": t.recorded,
                 "certified_positions": t.positions,
             })),
             "longest_line": self.longest_line,
@@ -512,15 +513,33 @@ impl fmt::Display for Report {
             self.leaves.no_pieces, self.leaves.stalemate, self.leaves.other, self.leaves.tables
         )?;
         if let Some(t) = &self.tables {
-            writeln!(
+            let now: Vec<&str> = t
+                .certified
+                .iter()
+                .filter(|m| !t.recorded.contains(m))
+                .map(String::as_str)
+                .collect();
+            write!(
                 f,
                 "tables:      {} leaves scored by tables {} (in {}); certified now: {} ({} positions)",
                 self.leaves.tables - self.leaves.tables_unscored,
                 t.used.join(", "),
                 t.dir,
-                t.certified.join(", "),
+                if now.is_empty() {
+                    "none".to_string()
+                } else {
+                    now.join(", ")
+                },
                 t.positions
             )?;
+            if !t.recorded.is_empty() {
+                write!(
+                    f,
+                    "; by certification record (same file bytes): {}",
+                    t.recorded.join(", ")
+                )?;
+            }
+            writeln!(f)?;
         }
         writeln!(f, "longest line: {} plies", self.longest_line)?;
         write!(

@@ -12,8 +12,14 @@
 //! once per run (the results are cached in the [`LeafTables`]). A leaf
 //! value read from a table that fails certification never certifies a
 //! proof.
+//!
+//! A table whose exact file bytes (SHA-256) a certification record in the
+//! directory holds is not certified again ([`crate::tablefile::record`]);
+//! the report names such tables apart, and [`LeafTables::recertify`]
+//! turns records off. New certifications are recorded.
 
-use crate::tablefile::certify::{self, Certified};
+use crate::tablefile::certify;
+use crate::tablefile::record::{self, Certification, Records};
 use crate::tablefile::{Material, Rules, Table, TableError, TableSource, Value, format};
 use shakmaty::variant::Antichess;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -30,7 +36,9 @@ pub struct LeafTables {
     /// Canonical materials read while scoring leaves.
     used: Mutex<BTreeSet<MaterialName>>,
     /// Certification results, by material name (cached for the run).
-    certified: Mutex<BTreeMap<String, Result<Certified, String>>>,
+    certified: Mutex<BTreeMap<String, Result<Certification, String>>>,
+    /// Certify every table, whatever the records say.
+    recertify: bool,
 }
 
 /// A material ordered by its name (for reports).
@@ -67,7 +75,11 @@ pub struct TablesUsed {
     pub used: Vec<String>,
     /// Every table certified for them (the used ones and those below).
     pub certified: Vec<String>,
-    /// Positions checked by those certifications.
+    /// Those of `certified` taken from certification records (same file
+    /// bytes certified by an earlier run), not certified entry by entry now.
+    pub recorded: Vec<String>,
+    /// Positions checked by the certifications made in this run (not
+    /// counting the recorded ones).
     pub positions: u64,
 }
 
@@ -80,7 +92,15 @@ impl LeafTables {
             loaded: RwLock::default(),
             used: Mutex::default(),
             certified: Mutex::default(),
+            recertify: false,
         }
+    }
+
+    /// With `yes`, certification records are ignored: every table used is
+    /// certified entry by entry (and recorded afresh).
+    pub fn recertify(mut self, yes: bool) -> LeafTables {
+        self.recertify = yes;
+        self
     }
 
     /// The directory.
@@ -152,6 +172,8 @@ impl LeafTables {
             }
         }
         let mut positions = 0;
+        let mut recorded = Vec::new();
+        let mut records = None;
         // Fewest men first: a failure names the smallest wrong table.
         for MaterialName(m) in &all {
             let name = m.to_string();
@@ -159,10 +181,19 @@ impl LeafTables {
             let r = match cached {
                 Some(r) => r,
                 None => {
-                    let r = self
-                        .table(m)
-                        .map_err(|e| e.to_string())
-                        .and_then(|t| certify::certify(&t, &Raw(self)).map_err(|e| e.to_string()));
+                    if records.is_none() {
+                        records = Some(Records::load(&self.dir).map_err(|e| {
+                            format!(
+                                "reading the certification records in {}: {e}",
+                                self.dir.display()
+                            )
+                        })?);
+                    }
+                    let records = records.as_mut().expect("loaded above");
+                    let r = self.table(m).map_err(|e| e.to_string()).and_then(|t| {
+                        record::certify_or_reuse(&t, &Raw(self), records, self.recertify)
+                            .map_err(|e| e.to_string())
+                    });
                     self.certified
                         .lock()
                         .unwrap()
@@ -171,7 +202,8 @@ impl LeafTables {
                 }
             };
             match r {
-                Ok(c) => positions += c.positions,
+                Ok(Certification::Now(c)) => positions += c.positions,
+                Ok(Certification::Recorded(_)) => recorded.push(name),
                 Err(e) => {
                     return Err(format!(
                         "endgame table {name} ({}) is not certified: {e}",
@@ -184,6 +216,7 @@ impl LeafTables {
             dir: self.dir.display().to_string(),
             used: used.iter().map(|m| m.to_string()).collect(),
             certified: all.iter().map(|m| m.0.to_string()).collect(),
+            recorded,
             positions,
         })
     }

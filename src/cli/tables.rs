@@ -3,7 +3,8 @@
 
 use super::{EXIT_NO, EXIT_OK};
 use crate::rules::{Color, Piece, Position, Role, RuleSet, Square};
-use crate::tables::certify::{self, CertifyError};
+use crate::tablefile::record::{self, Certification, Records};
+use crate::tables::certify::CertifyError;
 use crate::tables::{BuildEvent, MAX_MEN, Material, TableError, TableSet, Tables, Value};
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
@@ -64,6 +65,10 @@ struct BuildArgs {
 struct VerifyArgs {
     #[command(flatten)]
     common: Common,
+    /// Certify every table entry by entry, ignoring the directory's
+    /// certification records (which are then written afresh).
+    #[arg(long)]
+    recertify: bool,
     /// Materials to certify, with every table they lead to (default: every
     /// table of the rule set in the directory).
     materials: Vec<String>,
@@ -204,6 +209,8 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
         }
     }
     let tables = Tables::open(&dir, rules);
+    let mut records = Records::load(&dir)
+        .with_context(|| format!("reading the certification records in {}", dir.display()))?;
     let mut out = io::stdout().lock();
     writeln!(
         out,
@@ -212,7 +219,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
         dir.display()
     )?;
     let start = Instant::now();
-    let mut positions = 0u64;
+    let (mut positions, mut recorded) = (0u64, 0usize);
     for (_, _, name, m) in &all {
         let t = match tables.table(m) {
             Ok(t) => t,
@@ -229,8 +236,8 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
         }
         let set = TableSet(set);
         let t0 = Instant::now();
-        match certify::certify(&t, &set) {
-            Ok(c) => {
+        match record::certify_or_reuse(&t, &set, &mut records, a.recertify) {
+            Ok(Certification::Now(c)) => {
                 positions += c.positions;
                 writeln!(
                     out,
@@ -238,6 +245,14 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
                     c.positions,
                     c.moves,
                     t0.elapsed().as_secs_f64()
+                )?;
+            }
+            Ok(Certification::Recorded(c)) => {
+                recorded += 1;
+                writeln!(
+                    out,
+                    "ok {name:<6} {:>10} positions {:>11} moves  (certification record, same file bytes)",
+                    c.positions, c.moves,
                 )?;
             }
             Err(CertifyError::Table(e)) => return Err(e.into()),
@@ -249,9 +264,17 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
     }
     writeln!(
         out,
-        "verified {} table(s), {positions} positions, in {:.1}s (rules {rules})",
+        "verified {} table(s), {positions} positions, in {:.1}s (rules {rules}){}",
         all.len(),
-        start.elapsed().as_secs_f64()
+        start.elapsed().as_secs_f64(),
+        if recorded > 0 {
+            format!(
+                "; {recorded} of them by certification record ({}; --recertify to check them again)",
+                records.path().display()
+            )
+        } else {
+            String::new()
+        }
     )?;
     Ok(EXIT_OK)
 }

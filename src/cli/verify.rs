@@ -33,10 +33,15 @@ pub struct VerifyArgs {
     /// Endgame tables (a directory of `antiproof tables build`): a leaf of
     /// 4 men or fewer that is not a finished game is accepted when a table
     /// scores it a win for the winner; every table used (and those below
-    /// it) is certified in this run. Without it such leaves leave the
-    /// proof not certified.
+    /// it) is certified in this run, unless the directory's certification
+    /// records hold a certification of the same file bytes (SHA-256).
+    /// Without it such leaves leave the proof not certified.
     #[arg(long, value_name = "DIR")]
     tables: Option<PathBuf>,
+    /// With --tables: ignore the certification records, certify every
+    /// table used entry by entry (and record it afresh).
+    #[arg(long, requires = "tables")]
+    recertify: bool,
     /// The line (and a file's prolog) starts from this FEN instead of the
     /// standard start position.
     #[arg(long)]
@@ -65,9 +70,9 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
             if !dir.is_dir() {
                 anyhow::bail!("--tables {}: not a directory", dir.display());
             }
-            Some(std::sync::Arc::new(check::LeafTables::open(
-                dir, args.rules,
-            )))
+            Some(std::sync::Arc::new(
+                check::LeafTables::open(dir, args.rules).recertify(args.recertify),
+            ))
         }
         None => None,
     };

@@ -238,6 +238,14 @@ impl Table {
         }
     }
 
+    /// The whole file (header included) of a table read from a file.
+    pub fn file_bytes(&self) -> Option<&[u8]> {
+        match &self.data {
+            Data::Mapped(m) => Some(m),
+            Data::Owned(_) => None,
+        }
+    }
+
     /// The entry bytes.
     #[inline(always)]
     pub fn bytes(&self) -> &[u8] {

@@ -10,6 +10,8 @@
 //! * [`certify`]: checks every entry of a table against its successors
 //!   with shakmaty's move generation, without trusting the generator, and
 //!   [`certify::probe_shakmaty`], the checker's probe.
+//! * [`record`]: certification records, so that certified table files are
+//!   not certified again.
 //!
 //! The rule set of a table is this module's own [`Rules`] (kept apart from
 //! `rules::RuleSet` on purpose, as `store::Rules` is); `crate::tables`
@@ -19,6 +21,7 @@ pub mod certify;
 pub mod format;
 pub mod index;
 pub mod material;
+pub mod record;
 
 pub use format::{Stats, Table};
 pub use index::Layout;
