@@ -146,7 +146,14 @@ impl LeafTables {
     /// certified: see [`LeafTables::certify_used`]); every table read is
     /// noted as used.
     pub fn score(&self, pos: &Antichess) -> Result<Value, TableError> {
-        certify::probe_shakmaty(pos, self.rules, &Noting(self))
+        certify::probe_shakmaty(
+            pos,
+            self.rules,
+            &Source {
+                tables: self,
+                note: true,
+            },
+        )
     }
 
     /// The names of the tables read by [`LeafTables::score`] so far.
@@ -191,8 +198,16 @@ impl LeafTables {
                     }
                     let records = records.as_mut().expect("loaded above");
                     let r = self.table(m).map_err(|e| e.to_string()).and_then(|t| {
-                        record::certify_or_reuse(&t, &Raw(self), records, self.recertify)
-                            .map_err(|e| e.to_string())
+                        record::certify_or_reuse(
+                            &t,
+                            &Source {
+                                tables: self,
+                                note: false,
+                            },
+                            records,
+                            self.recertify,
+                        )
+                        .map_err(|e| e.to_string())
                     });
                     self.certified
                         .lock()
@@ -222,35 +237,27 @@ impl LeafTables {
     }
 }
 
-/// Hands out tables and notes them as used by leaves.
-struct Noting<'a>(&'a LeafTables);
-
-impl TableSource for Noting<'_> {
-    fn with_table<R>(
-        &self,
-        material: &Material,
-        f: impl FnOnce(&Table) -> R,
-    ) -> Result<R, TableError> {
-        let t = self.0.table(material)?;
-        self.0
-            .used
-            .lock()
-            .unwrap()
-            .insert(MaterialName(material.canonical()));
-        Ok(f(&t))
-    }
+/// Hands out tables, noting them as used by leaves when `note` is set
+/// (scoring leaves), not when certifying.
+struct Source<'a> {
+    tables: &'a LeafTables,
+    note: bool,
 }
 
-/// Hands out tables to the certifier.
-struct Raw<'a>(&'a LeafTables);
-
-impl TableSource for Raw<'_> {
+impl TableSource for Source<'_> {
     fn with_table<R>(
         &self,
         material: &Material,
         f: impl FnOnce(&Table) -> R,
     ) -> Result<R, TableError> {
-        let t = self.0.table(material)?;
+        let t = self.tables.table(material)?;
+        if self.note {
+            self.tables
+                .used
+                .lock()
+                .unwrap()
+                .insert(MaterialName(material.canonical()));
+        }
         Ok(f(&t))
     }
 }
