@@ -480,3 +480,53 @@ fn table_lists_certified_proofs_from_sidecars() {
         assert_eq!(c["verified"], !broken, "{c}");
     }
 }
+
+#[test]
+fn a_store_is_read_by_others_while_one_process_writes_it() {
+    let f = fixture();
+    let path = f.dir.join("shared.redb");
+    let _ = std::fs::remove_file(&path);
+    let db = path.display().to_string();
+    // This process writes (as a prove run would); other processes read.
+    let writer = Store::open(&path).unwrap();
+    let (code, json, err) = browse(&["--db", &db, "--json", "e2e3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!json.contains("d7d5"), "{json}");
+    let items: Vec<(Key, Record)> = f.records.iter().map(|(k, r)| (*k, *r)).collect();
+    writer.put_batch(Rules::International, &items).unwrap();
+    // A reader sees the writer's last commit.
+    let (code, json, err) = browse(&["--db", &db, "--json", "e2e3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        json.contains(r#""uci":"d7d5","san":"d5","nodes":33"#),
+        "{json}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .args(["verify", "--db", &db, "e2e3", "d7d5"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A second writer is refused with a clear error, and nothing is lost.
+    let out = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .args(["prove", "--db", &db, "e2e3", "d7d6"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("being written by another process"), "{err}");
+    assert_eq!(
+        writer.len(Rules::International).unwrap(),
+        items.len() as u64
+    );
+    drop(writer);
+    // Read-only opens never create or change a file.
+    let missing = f.dir.join("missing.redb");
+    let (code, _, err) = browse(&["--db", &missing.display().to_string(), "e2e3"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!missing.exists());
+}

@@ -161,7 +161,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
 /// transaction on it and the path opened.
 pub(super) fn open_store(db: Option<&Path>) -> anyhow::Result<(Store, StoreReader, PathBuf)> {
     let path = db.map_or_else(|| PathBuf::from("antiproof.redb"), Path::to_path_buf);
-    let store = Store::open_existing(&path)
+    let store = Store::open_read_only(&path)
         .with_context(|| format!("cannot open the proof store {}", path.display()))?;
     let reader = store
         .reader()

@@ -17,6 +17,14 @@
 //! A store written by another schema version is refused with
 //! [`StoreError::Schema`], never rewritten.
 //!
+//! # Sharing
+//!
+//! The database is opened in redb's single-writer mode: one process writes
+//! ([`Store::open`], `prove`), and any number of others read at the same
+//! time ([`Store::open_read_only`]: `verify`, `export`, `browse`, `serve`),
+//! each read seeing the writer's last commit. A second writer is refused
+//! with [`StoreError::InUse`].
+//!
 //! # Why redb
 //!
 //! Measured on this store's shape (20 M records, 24-byte keys, 12-byte
@@ -26,7 +34,10 @@
 //! fjall 3.x inserted faster (200 k/s, 48 bytes a record) but read 3-4x
 //! slower.
 
-use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::{
+    Builder, ConcurrencyMode, Database, DatabaseError, ReadOnlyDatabase, ReadableDatabase,
+    ReadableTable, ReadableTableMetadata, TableDefinition,
+};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -151,6 +162,16 @@ pub enum StoreError {
         /// The version found (None: no version recorded).
         found: Option<u32>,
     },
+    /// Another process has the store open for writing.
+    InUse {
+        /// Its path.
+        path: PathBuf,
+    },
+    /// A write to a store opened read-only.
+    ReadOnly {
+        /// Its path.
+        path: PathBuf,
+    },
     /// A record or key that cannot be decoded.
     Corrupt(String),
     /// The engine failed during a read or write.
@@ -175,6 +196,15 @@ impl fmt::Display for StoreError {
                     path.display()
                 ),
             },
+            StoreError::InUse { path } => write!(
+                f,
+                "proof store {} is being written by another process (a prove run?); \
+                 only one may write at a time, while any number may read",
+                path.display()
+            ),
+            StoreError::ReadOnly { path } => {
+                write!(f, "proof store {} is open read-only", path.display())
+            }
             StoreError::Corrupt(m) => write!(f, "corrupt proof store: {m}"),
             StoreError::Engine(m) => write!(f, "proof store error: {m}"),
         }
@@ -187,27 +217,49 @@ fn engine<E: fmt::Display>(e: E) -> StoreError {
     StoreError::Engine(e.to_string())
 }
 
+/// The database, as opened.
+enum Db {
+    Write(Database),
+    Read(ReadOnlyDatabase),
+}
+
 /// An open proof store.
 pub struct Store {
-    db: Database,
+    db: Db,
     path: PathBuf,
 }
 
-impl Store {
-    /// Opens the store at `path`, creating it (with the current schema) if
-    /// the file does not exist.
-    pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let existed = path.exists();
-        let db = Database::create(path).map_err(|e| StoreError::Open {
+fn builder() -> Builder {
+    let mut b = Builder::new();
+    b.set_concurrency_mode(ConcurrencyMode::SingleWriter);
+    b
+}
+
+fn open_error(path: &Path, e: DatabaseError) -> StoreError {
+    match e {
+        DatabaseError::DatabaseAlreadyOpen => StoreError::InUse {
+            path: path.to_path_buf(),
+        },
+        e => StoreError::Open {
             path: path.to_path_buf(),
             message: e.to_string(),
-        })?;
+        },
+    }
+}
+
+impl Store {
+    /// Opens the store at `path` for writing, creating it (with the current
+    /// schema) if the file does not exist. Other processes may read it
+    /// meanwhile ([`Store::open_read_only`]); another writer is refused.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let existed = path.exists();
+        let db = builder().create(path).map_err(|e| open_error(path, e))?;
         let store = Store {
-            db,
+            db: Db::Write(db),
             path: path.to_path_buf(),
         };
         if !existed || store.is_empty_file()? {
-            let tx = store.db.begin_write().map_err(engine)?;
+            let tx = store.writer()?.begin_write().map_err(engine)?;
             {
                 let mut meta = tx.open_table(META).map_err(engine)?;
                 meta.insert("schema", SCHEMA_VERSION.to_le_bytes().as_slice())
@@ -232,8 +284,52 @@ impl Store {
         Store::open(path)
     }
 
+    /// Opens an existing store for reading only: any number of processes
+    /// may do so while one writes (each read sees its last commit). A
+    /// missing file, or one that is not a store, is an error; nothing is
+    /// ever written.
+    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        if !path.exists() {
+            return Err(StoreError::Open {
+                path: path.to_path_buf(),
+                message: "no such file".into(),
+            });
+        }
+        let db = builder()
+            .open_read_only(path)
+            .map_err(|e| open_error(path, e))?;
+        let store = Store {
+            db: Db::Read(db),
+            path: path.to_path_buf(),
+        };
+        store.check_schema()?;
+        Ok(store)
+    }
+
+    /// Whether this handle may write.
+    pub fn is_writable(&self) -> bool {
+        matches!(self.db, Db::Write(_))
+    }
+
+    fn writer(&self) -> Result<&Database, StoreError> {
+        match &self.db {
+            Db::Write(d) => Ok(d),
+            Db::Read(_) => Err(StoreError::ReadOnly {
+                path: self.path.clone(),
+            }),
+        }
+    }
+
+    fn begin_read(&self) -> Result<redb::ReadTransaction, StoreError> {
+        match &self.db {
+            Db::Write(d) => d.begin_read(),
+            Db::Read(d) => d.begin_read(),
+        }
+        .map_err(engine)
+    }
+
     fn is_empty_file(&self) -> Result<bool, StoreError> {
-        let tx = self.db.begin_read().map_err(engine)?;
+        let tx = self.begin_read()?;
         Ok(tx.list_tables().map_err(engine)?.next().is_none())
     }
 
@@ -257,7 +353,7 @@ impl Store {
 
     /// A metadata value.
     pub fn meta(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        let tx = self.db.begin_read().map_err(engine)?;
+        let tx = self.begin_read()?;
         let table = match tx.open_table(META) {
             Ok(t) => t,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
@@ -269,7 +365,7 @@ impl Store {
     /// Sets a metadata value (not `schema`).
     pub fn set_meta(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
         assert_ne!(key, "schema", "the schema version is not metadata to set");
-        let tx = self.db.begin_write().map_err(engine)?;
+        let tx = self.writer()?.begin_write().map_err(engine)?;
         {
             let mut meta = tx.open_table(META).map_err(engine)?;
             meta.insert(key, value).map_err(engine)?;
@@ -285,7 +381,7 @@ impl Store {
     /// A read snapshot, for many lookups without a transaction each.
     pub fn reader(&self) -> Result<StoreReader, StoreError> {
         Ok(StoreReader {
-            tx: self.db.begin_read().map_err(engine)?,
+            tx: self.begin_read()?,
         })
     }
 
@@ -295,7 +391,7 @@ impl Store {
         if items.is_empty() {
             return Ok(());
         }
-        let tx = self.db.begin_write().map_err(engine)?;
+        let tx = self.writer()?.begin_write().map_err(engine)?;
         {
             let mut table = tx.open_table(rules.table()).map_err(engine)?;
             for (k, r) in items {
@@ -307,7 +403,7 @@ impl Store {
 
     /// Number of proven positions under a rule set.
     pub fn len(&self, rules: Rules) -> Result<u64, StoreError> {
-        let tx = self.db.begin_read().map_err(engine)?;
+        let tx = self.begin_read()?;
         let table = tx.open_table(rules.table()).map_err(engine)?;
         table.len().map_err(engine)
     }

@@ -337,7 +337,7 @@ impl StoreRecords {
     /// Opens an existing store.
     pub fn open(path: &Path, rules: RuleSet) -> Result<StoreRecords, SourceError> {
         Ok(StoreRecords {
-            store: Store::open_existing(path)?,
+            store: Store::open_read_only(path)?,
             rules: crate::search::store_rules(rules),
         })
     }
