@@ -11,7 +11,6 @@ use common::{Rng, ladder, temp_dir};
 use shakmaty::variant::Antichess;
 use shakmaty::{CastlingMode, Position as _};
 use std::path::PathBuf;
-use std::process::Command;
 
 fn shak(p: &Position) -> Antichess {
     let fen: shakmaty::fen::Fen = p.to_fen().parse().unwrap();
@@ -152,116 +151,71 @@ fn store_check_reads_redb_and_cli_round_trip() {
     assert_eq!(r.verdict, Verdict::Certified, "{r}");
     drop(store);
 
-    let exe = env!("CARGO_BIN_EXE_antiproof");
+    let run = |args: &[&str], rest: &[String]| {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.extend_from_slice(rest);
+        common::antiproof(&all)
+    };
     for p in ladder() {
         let line = p.line.join(" ");
         let db_s = db.to_str().unwrap();
         // verify --db
-        let out = Command::new(exe)
-            .args(["verify", "--db", db_s, "--json"])
-            .args(&p.line)
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{line}: {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (code, out, _) = run(&["verify", "--db", db_s, "--json"], &p.line);
+        assert_eq!(code, 0, "{line}: {out}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["verdict"], "certified");
         assert_eq!(v["rules"], "international");
         assert_eq!(v["positions"].as_u64().unwrap() as usize, p.dag.nodes.len());
         // export, then verify --tree; sizes in the file equal the recount.
         let file = dir.join(format!("{}.tree", p.line.join("-")));
-        let out = Command::new(exe)
-            .args(["export", "--db", db_s, "-o", file.to_str().unwrap()])
-            .args(&p.line)
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let file_s = file.to_str().unwrap();
+        let (code, _, err) = run(&["export", "--db", db_s, "-o", file_s], &p.line);
+        assert_eq!(code, 0, "{err}");
         let bytes = std::fs::read(&file).unwrap();
         let tree = WinTree::from_vec(bytes).unwrap();
         assert_eq!(tree.size(0).unwrap(), Some(p.dag.nodes.len() as i64));
         check_sizes(&tree);
-        let out = Command::new(exe)
-            .args(["verify", "--tree", file.to_str().unwrap()])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(out.status.code(), Some(0), "{text}");
+        let (code, text, _) = run(&["verify", "--tree", file_s], &[]);
+        assert_eq!(code, 0, "{text}");
         assert!(
             text.contains("CERTIFIED") && text.contains("international"),
             "{text}"
         );
         // A line into the file: the sub-proof is certified too.
-        let tree_moves: Vec<String> = p.line.clone();
         let mut node = 0;
-        let mut sub = tree_moves.clone();
+        let mut sub = p.line.clone();
         for _ in 0..3 {
             let mv = tree.moves(node).unwrap()[0];
             sub.push(mv.mv.uci());
             node = mv.node;
         }
-        let out = Command::new(exe)
-            .args(["verify", "--tree", file.to_str().unwrap()])
-            .args(&sub)
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
+        let (code, out, _) = run(&["verify", "--tree", file_s], &sub);
+        assert_eq!(code, 0, "{out}");
         // Wrong winner: rejected.
         let other = if p.winner == Color::White {
             "black"
         } else {
             "white"
         };
-        let out = Command::new(exe)
-            .args([
-                "verify",
-                "--tree",
-                file.to_str().unwrap(),
-                "--winner",
-                other,
-            ])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(1));
+        let (code, _, _) = run(&["verify", "--tree", file_s, "--winner", other], &[]);
+        assert_eq!(code, 1);
     }
     // Usage and I/O errors: exit 2.
-    let out = Command::new(exe)
-        .args(["verify", "--db", dir.join("none.redb").to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let out = Command::new(exe)
-        .args(["verify", "--tree", dir.join("none.tree").to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let out = Command::new(exe)
-        .args(["verify", "--rules", "bogus"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let none_db = dir.join("none.redb");
+    let none_tree = dir.join("none.tree");
+    for args in [
+        &["verify", "--db", none_db.to_str().unwrap()][..],
+        &["verify", "--tree", none_tree.to_str().unwrap()],
+        &["verify", "--rules", "bogus"],
+    ] {
+        assert_eq!(run(args, &[]).0, 2, "{args:?}");
+    }
     // A malformed file: rejected (exit 1), naming the offset.
     let bad = dir.join("bad.tree");
     std::fs::write(&bad, [9u8, 0, 0, 0x40, 0, 0, 1]).unwrap();
-    let out = Command::new(exe)
-        .args(["verify", "--tree", bad.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("truncated"));
+    let (code, out, _) = run(&["verify", "--tree", bad.to_str().unwrap()], &[]);
+    assert_eq!(code, 1);
+    assert!(out.contains("truncated"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

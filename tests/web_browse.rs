@@ -10,7 +10,6 @@ use antiproof::web::source::{ProofSource, RecordSource, TreeSource};
 use antiproof::web::view::{self, Status};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 struct Fixture {
@@ -52,16 +51,7 @@ fn fixture() -> &'static Fixture {
 }
 
 fn browse(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_antiproof"))
-        .arg("browse")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    common::antiproof(&[&["browse"][..], args].concat())
 }
 
 fn tree_arg() -> String {
@@ -384,13 +374,10 @@ fn table_lists_certified_proofs_from_sidecars() {
     .unwrap();
     // A tree without a sidecar: the line comes from its prolog.
     std::fs::copy(&f.bare, proofs.join("bare.tree")).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_antiproof"))
-        .args(["table", "--json", "--proofs"])
-        .arg(&proofs)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let proofs_s = proofs.display().to_string();
+    let (code, out, _) = common::antiproof(&["table", "--json", "--proofs", &proofs_s]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rows = v.as_array().unwrap();
     assert_eq!(rows.len(), 20);
     let e3 = rows.iter().find(|r| r["move"] == "e3").unwrap();
@@ -410,12 +397,7 @@ fn table_lists_certified_proofs_from_sidecars() {
     for r in rows.iter().filter(|r| r["move"] != "e3") {
         assert!(r["certified"].as_array().unwrap().is_empty(), "{r}");
     }
-    let text = Command::new(env!("CARGO_BIN_EXE_antiproof"))
-        .args(["table", "--proofs"])
-        .arg(&proofs)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(text.stdout).unwrap();
+    let (_, text, _) = common::antiproof(&["table", "--proofs", &proofs_s]);
     assert!(
         text.contains("e3 d5 (international, white wins, 33 positions, verified)"),
         "{text}"
@@ -461,13 +443,15 @@ fn table_lists_certified_proofs_from_sidecars() {
         r#"{"line": "e4", "rules": "international", "winner": "black", "verified": true}"#,
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_antiproof"))
-        .args(["table", "--json", "--verify", "--proofs"])
-        .arg(&proofs)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, out, _) = common::antiproof(&[
+        "table",
+        "--json",
+        "--verify",
+        "--proofs",
+        &proofs.display().to_string(),
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let e3 = v
         .as_array()
         .unwrap()
@@ -501,23 +485,11 @@ fn a_store_is_read_by_others_while_one_process_writes_it() {
         json.contains(r#""uci":"d7d5","san":"d5","nodes":33"#),
         "{json}"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_antiproof"))
-        .args(["verify", "--db", &db, "e2e3", "d7d5"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, _, err) = common::antiproof(&["verify", "--db", &db, "e2e3", "d7d5"]);
+    assert_eq!(code, 0, "{err}");
     // A second writer is refused with a clear error, and nothing is lost.
-    let out = Command::new(env!("CARGO_BIN_EXE_antiproof"))
-        .args(["prove", "--db", &db, "e2e3", "d7d6"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let (code, _, err) = common::antiproof(&["prove", "--db", &db, "e2e3", "d7d6"]);
+    assert_eq!(code, 2, "{err}");
     assert!(err.contains("being written by another process"), "{err}");
     assert_eq!(
         writer.len(Rules::International).unwrap(),

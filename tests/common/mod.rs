@@ -558,3 +558,17 @@ pub fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// Runs the `antiproof` binary with `args`: exit code (-1 if killed),
+/// standard output and standard error.
+pub fn antiproof<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
