@@ -145,4 +145,13 @@ fn build_then_verify_a_small_material_under_fics() {
         out.contains("REJECTED") && out.contains("checksum"),
         "{out}"
     );
+    // The cache file is not a valid table: build replaces it, saying so.
+    let (code, out, err) = run(&["tables", "build", "--dir", d, "--rules", "fics", "KvP"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("built KvP") && out.contains("replaced a file that was not this table"),
+        "{out}"
+    );
+    let (code, out, err) = run(&["tables", "verify", "--dir", d, "--rules", "fics", "KvP"]);
+    assert_eq!(code, 0, "{out}{err}");
 }

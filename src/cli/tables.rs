@@ -159,6 +159,12 @@ fn build(a: BuildArgs) -> anyhow::Result<u8> {
                 e.stats.longest_loss,
                 e.seconds
             );
+            if let Some(why) = &e.replaced {
+                let _ = writeln!(
+                    io::stdout(),
+                    "  (replaced a file that was not this table: {why})"
+                );
+            }
         });
         if let Err(e) = r {
             err = Some(e);
@@ -190,6 +196,16 @@ fn tables_in_dir(dir: &std::path::Path, rules: RuleSet) -> anyhow::Result<Vec<Ma
         }
     }
     Ok(v)
+}
+
+/// How to replace a rejected table.
+fn rebuild_hint(dir: &std::path::Path, m: &Material, rules: RuleSet) -> String {
+    let path = crate::tables::format::table_path(dir, m, rules);
+    format!(
+        "  to rebuild it: delete {}, then run antiproof tables build --dir {} --rules {rules} {m}",
+        path.display(),
+        dir.display()
+    )
 }
 
 fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
@@ -225,6 +241,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
             Ok(t) => t,
             Err(e @ TableError::BadFile { .. }) => {
                 writeln!(out, "REJECTED {e}")?;
+                writeln!(out, "{}", rebuild_hint(&dir, m, rules))?;
                 return Ok(EXIT_NO);
             }
             Err(e) => return Err(e.into()),
@@ -258,6 +275,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
             Err(CertifyError::Table(e)) => return Err(e.into()),
             Err(e) => {
                 writeln!(out, "REJECTED {e}")?;
+                writeln!(out, "{}", rebuild_hint(&dir, m, rules))?;
                 return Ok(EXIT_NO);
             }
         }

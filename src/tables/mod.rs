@@ -145,6 +145,9 @@ pub struct BuildEvent {
     pub seconds: f64,
     /// The file written.
     pub path: PathBuf,
+    /// Why a file already there was replaced (it was not a valid table of
+    /// this material and rule set), if one was.
+    pub replaced: Option<String>,
 }
 
 impl Tables {
@@ -223,17 +226,38 @@ impl Tables {
             return Ok(t.clone());
         }
         let path = self.path(&m);
+        let mut replaced = None;
         if path.exists() {
-            let t = Table::open(&path, true)?;
-            if t.header.rules != self.rules.into() {
-                return Err(TableError::WrongRules {
-                    path,
-                    found: t.header.rules,
-                });
+            let t = Table::open(&path, true).and_then(|t| {
+                if t.header.rules != self.rules.into() {
+                    Err(TableError::WrongRules {
+                        path: path.clone(),
+                        found: t.header.rules,
+                    })
+                } else if t.header.material != m {
+                    Err(TableError::BadFile {
+                        path: path.clone(),
+                        reason: format!("holds table {}, not {m}", t.header.material),
+                    })
+                } else {
+                    Ok(t)
+                }
+            });
+            match t {
+                Ok(t) => {
+                    let t = Arc::new(t);
+                    self.loaded.write().unwrap().insert(m.key(), (m, t.clone()));
+                    return Ok(t);
+                }
+                // A cache file that is not this table: rebuilt when
+                // building, an error otherwise.
+                Err(e @ (TableError::BadFile { .. } | TableError::WrongRules { .. }))
+                    if self.build =>
+                {
+                    replaced = Some(e.to_string());
+                }
+                Err(e) => return Err(e),
             }
-            let t = Arc::new(t);
-            self.loaded.write().unwrap().insert(m.key(), (m, t.clone()));
-            return Ok(t);
         }
         if !self.build {
             return Err(TableError::Missing {
@@ -263,6 +287,7 @@ impl Tables {
             stats: t.header.stats,
             seconds: start.elapsed().as_secs_f64(),
             path,
+            replaced,
         });
         self.loaded.write().unwrap().insert(m.key(), (m, t.clone()));
         Ok(t)
