@@ -3,7 +3,9 @@
 
 mod common;
 
-use antiproof::check::{Reason, ReasonKind, Rules, Verdict, check_store, game};
+use antiproof::check::{
+    Reason, ReasonKind, Rules, TreeOptions, Verdict, check_store, check_tree, game,
+};
 use antiproof::rules::{Color, Position, RuleSet};
 use antiproof::store::{self, Store};
 use antiproof::wintree::WinTree;
@@ -70,6 +72,19 @@ fn store_proofs_are_certified_and_faults_found() {
         let r = check_store(&map, Rules::International, &root, "", None);
         assert_eq!(r.verdict, Verdict::Certified, "{}: {r}", p.line.join(" "));
         assert_eq!(r.positions as usize, p.dag.nodes.len());
+        // The same proof as a win-tree file: the same figures.
+        let t = check_tree(
+            &WinTree::from_vec(p.file()).unwrap(),
+            &TreeOptions::default(),
+        );
+        assert_eq!(t.verdict, Verdict::Certified);
+        assert_eq!(
+            (t.positions, t.positions_with_repeats, t.longest_line),
+            (r.positions, r.positions_with_repeats, r.longest_line),
+            "{}",
+            p.line.join(" ")
+        );
+        assert_eq!(t.leaves, r.leaves);
         assert_eq!(
             r.winner,
             if p.winner == Color::White {

@@ -4,13 +4,21 @@
 //! winner-to-move position and enumerates every legal move (with shakmaty)
 //! at each loser-to-move position. The store's keys are computed here with
 //! [`game::pack`], an independent re-implementation of the documented
-//! packing. The walk is sequential and keeps one entry per distinct
-//! position of the proof (a store proof is at most the store's size).
+//! packing.
+//!
+//! The walk goes breadth first: each level's positions are expanded in
+//! parallel (rayon; store lookups, move generation and game ends), then
+//! merged in a fixed order, each distinct position (by its full packed
+//! key) once. A second, sequential pass over the resulting graph (no move
+//! generation) finds repetitions on a line and the longest line. Memory:
+//! one map entry, one node and its edges per distinct position of the
+//! proof, plus the positions of the widest level.
 
 use super::game::{self, End, EndKind};
 use super::{LeafTables, Leaves, Reason, Rejection, Report, Rules, Verdict};
 use crate::store::{self, Record};
 use crate::wintree::MoveCode;
+use rayon::prelude::*;
 use shakmaty::variant::Antichess;
 use shakmaty::{Color, Move, Position};
 use std::collections::HashMap;
@@ -47,122 +55,257 @@ impl StoreSource for HashMap<[u8; game::KEY_LEN], Record> {
     }
 }
 
-#[derive(Clone, Copy)]
-enum State {
-    Open,
-    Done(u32),
+/// A distinct position of the proof, as the walk found it.
+struct Node {
+    /// The node it was first reached from (the root: itself), and by which
+    /// move: the line to any node is rebuilt from these.
+    parent: u32,
+    mv: MoveCode,
+    /// Its children: `edges[first..first + count]`.
+    first: u32,
+    count: u32,
 }
 
-struct Walk<'s, S: StoreSource + ?Sized> {
-    src: &'s S,
+/// What expanding one position found.
+enum Expanded {
+    /// A game end won by the winner, or a table leaf.
+    Leaf,
+    /// Positions to visit next, with the moves to them.
+    Inner(Vec<([u8; game::KEY_LEN], MoveCode, Antichess)>),
+    /// A fault at this position.
+    Fault(Reason),
+}
+
+/// Expands one position: a winner's game end or table leaf, the stored
+/// move at a winner-to-move position, every legal move at a loser's.
+fn expand<S: StoreSource + ?Sized>(
+    src: &S,
     rules: Rules,
     winner: Color,
-    seen: HashMap<[u8; game::KEY_LEN], State>,
-    positions: u64,
-    repeats: u64,
-    leaves: Leaves,
-    path: Vec<Move>,
-    error: Option<(Reason, Antichess)>,
-    tables: Option<&'s LeafTables>,
+    tables: Option<&LeafTables>,
+    pos: &Antichess,
+    leaves: &mut Leaves,
+) -> Expanded {
+    let legal = pos.legal_moves();
+    if let Some(End { winner: w, kind }) = game::game_end(pos, &legal, rules) {
+        if w != Some(winner) {
+            let what = match w {
+                Some(c) => format!("{} wins under {rules} rules", game::color_name(c)),
+                None => format!("a draw under {rules} rules"),
+            };
+            return Expanded::Fault(Reason::LeafNotWon(what));
+        }
+        match kind {
+            EndKind::NoPieces => leaves.no_pieces += 1,
+            EndKind::Stalemate => leaves.stalemate += 1,
+            EndKind::Other => leaves.other += 1,
+        }
+        return Expanded::Leaf;
+    }
+    let moves: Vec<Move> = if pos.turn() == winner {
+        let rec = match src.record(rules, &game::pack(pos)) {
+            Ok(r) => r,
+            Err(e) => return Expanded::Fault(Reason::BadRecord(format!("store read failed: {e}"))),
+        };
+        match rec {
+            None if game::men(pos) <= 4 => {
+                return match super::table_leaf(tables, pos, winner, leaves) {
+                    Ok(()) => Expanded::Leaf,
+                    Err(r) => Expanded::Fault(r),
+                };
+            }
+            None => return Expanded::Fault(Reason::MissingRecord),
+            Some(r) if r.verdict != store::Verdict::Win => {
+                return Expanded::Fault(Reason::BadRecord(
+                    "a loss record for the winner to move".into(),
+                ));
+            }
+            Some(r) => match game::find_move(&legal, MoveCode(r.mv)) {
+                Some((_, m)) => vec![m],
+                None => {
+                    return Expanded::Fault(Reason::BadRecord(format!(
+                        "its move {} is not legal",
+                        MoveCode(r.mv).uci()
+                    )));
+                }
+            },
+        }
+    } else {
+        legal.iter().copied().collect()
+    };
+    Expanded::Inner(
+        moves
+            .into_iter()
+            .map(|m| {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                (game::pack(&child), game::move_code(&m), child)
+            })
+            .collect(),
+    )
 }
 
-impl<S: StoreSource + ?Sized> Walk<'_, S> {
-    fn fail(&mut self, r: Reason, pos: &Antichess) -> Result<u32, ()> {
-        self.error = Some((r, pos.clone()));
-        Err(())
+/// The proof's graph, built level by level from the root.
+struct Walk {
+    nodes: Vec<Node>,
+    /// Children with the moves to them.
+    edges: Vec<(u32, MoveCode)>,
+    leaves: Leaves,
+}
+
+/// Where a walk stopped short: the line from the root to the position
+/// at fault, and why.
+struct Fault {
+    line: Vec<MoveCode>,
+    reason: Reason,
+}
+
+impl Walk {
+    /// The moves from the root to a node.
+    fn line_to(&self, mut n: u32) -> Vec<MoveCode> {
+        let mut codes = Vec::new();
+        while n != 0 {
+            codes.push(self.nodes[n as usize].mv);
+            n = self.nodes[n as usize].parent;
+        }
+        codes.reverse();
+        codes
     }
 
-    fn visit(&mut self, pos: &Antichess) -> Result<u32, ()> {
-        let key = game::pack(pos);
-        match self.seen.get(&key) {
-            Some(State::Done(h)) => {
-                self.repeats += 1;
-                return Ok(*h);
-            }
-            Some(State::Open) => {
-                return self.fail(
-                    Reason::Cycle("this position repeats a position on the line above it".into()),
-                    pos,
-                );
-            }
-            None => {}
-        }
-        self.positions += 1;
-        let legal = pos.legal_moves();
-        if let Some(End { winner, kind }) = game::game_end(pos, &legal, self.rules) {
-            if winner != Some(self.winner) {
-                let what = match winner {
-                    Some(c) => format!("{} wins under {} rules", game::color_name(c), self.rules),
-                    None => format!("a draw under {} rules", self.rules),
-                };
-                return self.fail(Reason::LeafNotWon(what), pos);
-            }
-            match kind {
-                EndKind::NoPieces => self.leaves.no_pieces += 1,
-                EndKind::Stalemate => self.leaves.stalemate += 1,
-                EndKind::Other => self.leaves.other += 1,
-            }
-            self.seen.insert(key, State::Done(0));
-            return Ok(0);
-        }
-        let moves: Vec<Move> = if pos.turn() == self.winner {
-            let rec = match self.src.record(self.rules, &key) {
-                Ok(r) => r,
-                Err(e) => {
-                    return self.fail(Reason::BadRecord(format!("store read failed: {e}")), pos);
-                }
-            };
-            match rec {
-                None => {
-                    if game::men(pos) <= 4 {
-                        if let Err(r) =
-                            super::table_leaf(self.tables, pos, self.winner, &mut self.leaves)
-                        {
-                            return self.fail(r, pos);
-                        }
-                        self.seen.insert(key, State::Done(0));
-                        return Ok(0);
-                    }
-                    return self.fail(Reason::MissingRecord, pos);
-                }
-                Some(r) => {
-                    if r.verdict != store::Verdict::Win {
-                        return self.fail(
-                            Reason::BadRecord("a loss record for the winner to move".into()),
-                            pos,
-                        );
-                    }
-                    match game::find_move(&legal, MoveCode(r.mv)) {
-                        Some((_, m)) => vec![m],
-                        None => {
-                            return self.fail(
-                                Reason::BadRecord(format!(
-                                    "its move {} is not legal",
-                                    MoveCode(r.mv).uci()
-                                )),
-                                pos,
-                            );
-                        }
-                    }
-                }
-            }
-        } else {
-            legal.iter().copied().collect()
+    /// Every distinct position below the root, expanded in parallel a
+    /// level at a time (breadth first, so a fault found is one of the
+    /// nearest to the root, and the first in a fixed order).
+    fn build<S: StoreSource + ?Sized>(
+        src: &S,
+        rules: Rules,
+        winner: Color,
+        tables: Option<&LeafTables>,
+        root: &Antichess,
+    ) -> (Walk, Option<Fault>) {
+        let mut w = Walk {
+            nodes: vec![Node {
+                parent: 0,
+                mv: MoveCode(0),
+                first: 0,
+                count: 0,
+            }],
+            edges: Vec::new(),
+            leaves: Leaves::default(),
         };
-        if self.path.len() as u32 >= super::MAX_PLIES {
-            return self.fail(Reason::TooDeep, pos);
+        let mut ids: HashMap<[u8; game::KEY_LEN], u32> = HashMap::new();
+        ids.insert(game::pack(root), 0);
+        let mut level: Vec<(u32, Antichess)> = vec![(0, root.clone())];
+        let mut depth = 0u32;
+        while !level.is_empty() {
+            let expanded: Vec<(Expanded, Leaves)> = level
+                .par_iter()
+                .map(|(_, pos)| {
+                    let mut leaves = Leaves::default();
+                    let e = expand(src, rules, winner, tables, pos, &mut leaves);
+                    (e, leaves)
+                })
+                .collect();
+            let mut next = Vec::new();
+            for ((id, _), (e, leaves)) in level.iter().zip(expanded) {
+                w.leaves.add(&leaves);
+                let children = match e {
+                    Expanded::Leaf => continue,
+                    Expanded::Fault(reason) => {
+                        let line = w.line_to(*id);
+                        return (w, Some(Fault { line, reason }));
+                    }
+                    Expanded::Inner(c) => c,
+                };
+                if depth >= super::MAX_PLIES {
+                    let line = w.line_to(*id);
+                    let f = Fault {
+                        line,
+                        reason: Reason::TooDeep,
+                    };
+                    return (w, Some(f));
+                }
+                let first = w.edges.len() as u32;
+                for (key, mv, child) in children {
+                    let next_id = w.nodes.len() as u32;
+                    let c = *ids.entry(key).or_insert(next_id);
+                    if c == next_id {
+                        w.nodes.push(Node {
+                            parent: *id,
+                            mv,
+                            first: 0,
+                            count: 0,
+                        });
+                        next.push((c, child));
+                    }
+                    w.edges.push((c, mv));
+                }
+                let n = &mut w.nodes[*id as usize];
+                n.first = first;
+                n.count = w.edges.len() as u32 - first;
+            }
+            level = next;
+            depth += 1;
         }
-        self.seen.insert(key, State::Open);
-        let mut h = 0;
-        for m in moves {
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            self.path.push(m);
-            h = h.max(self.visit(&child)? + 1);
-            self.path.pop();
+        (w, None)
+    }
+
+    /// The longest line from the root (plies), or the first repetition on
+    /// a line: a depth-first pass over the graph, no moves generated.
+    fn longest_line(&self) -> Result<u32, Fault> {
+        const NEW: u8 = 0;
+        const OPEN: u8 = 1;
+        const DONE: u8 = 2;
+        let mut state = vec![NEW; self.nodes.len()];
+        let mut height = vec![0u32; self.nodes.len()];
+        // (node, next child slot)
+        let mut stack: Vec<(u32, u32)> = vec![(0, 0)];
+        state[0] = OPEN;
+        while let Some(&mut (n, ref mut i)) = stack.last_mut() {
+            let node = &self.nodes[n as usize];
+            if *i == node.count {
+                let h = (node.first..node.first + node.count)
+                    .map(|e| height[self.edges[e as usize].0 as usize] + 1)
+                    .max()
+                    .unwrap_or(0);
+                height[n as usize] = h;
+                state[n as usize] = DONE;
+                stack.pop();
+                continue;
+            }
+            let (c, _) = self.edges[(node.first + *i) as usize];
+            *i += 1;
+            match state[c as usize] {
+                DONE => {}
+                OPEN => {
+                    return Err(Fault {
+                        line: self.stack_line(&stack),
+                        reason: Reason::Cycle(
+                            "this position repeats a position on the line above it".into(),
+                        ),
+                    });
+                }
+                _ => {
+                    if stack.len() as u32 > super::MAX_PLIES {
+                        return Err(Fault {
+                            line: self.stack_line(&stack),
+                            reason: Reason::TooDeep,
+                        });
+                    }
+                    state[c as usize] = OPEN;
+                    stack.push((c, 0));
+                }
+            }
         }
-        self.seen.insert(key, State::Done(h));
-        Ok(h)
+        Ok(height[0])
+    }
+
+    /// The moves of a depth-first path: each stack entry's last child
+    /// taken.
+    fn stack_line(&self, stack: &[(u32, u32)]) -> Vec<MoveCode> {
+        stack
+            .iter()
+            .map(|&(n, i)| self.edges[(self.nodes[n as usize].first + i - 1) as usize].1)
+            .collect()
     }
 }
 
@@ -213,42 +356,30 @@ pub fn check_store_with<S: StoreSource + ?Sized>(
         }
     };
     report.winner = winner;
-    // Deep lines recurse: run on a thread with a large stack.
-    let result = std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .stack_size(1 << 30)
-            .spawn_scoped(s, || {
-                let mut w = Walk {
-                    src,
-                    rules,
-                    winner,
-                    seen: HashMap::new(),
-                    positions: 0,
-                    repeats: 0,
-                    leaves: Leaves::default(),
-                    path: Vec::new(),
-                    error: None,
-                    tables,
-                };
-                let h = w.visit(root);
-                (h, w.positions, w.repeats, w.leaves, w.path, w.error)
-            })
-            .expect("spawn checker thread")
-            .join()
-            .expect("checker thread panicked")
-    });
-    let (h, positions, repeats, leaves, path, error) = result;
-    report.positions = positions;
-    report.positions_with_repeats = positions + repeats;
+    let (w, mut fault) = Walk::build(src, rules, winner, tables, root);
+    let mut height = 0;
+    if fault.is_none() {
+        match w.longest_line() {
+            Ok(h) => height = h,
+            Err(f) => fault = Some(f),
+        }
+    }
+    let (positions, edges, leaves) = (w.nodes.len(), w.edges.len(), w.leaves);
+    drop(w);
+    report.positions = positions as u64;
+    // Each edge reaches its child once more: the root plus every edge.
+    report.positions_with_repeats = 1 + edges as u64;
     report.leaves = leaves;
-    match (h, error) {
-        (Ok(h), _) => {
-            report.longest_line = h as u64;
+    match fault {
+        None => {
+            report.longest_line = height as u64;
             super::finish_tables(&mut report, tables);
         }
-        (Err(()), Some((reason, pos))) => {
-            let codes: Vec<MoveCode> = path.iter().map(game::move_code).collect();
-            let (line, _) = game::san_line(root, &codes);
+        Some(Fault {
+            line: codes,
+            reason,
+        }) => {
+            let (line, pos) = game::san_line(root, &codes);
             let line = match (root_line.is_empty(), line.is_empty()) {
                 (true, _) => line,
                 (false, true) => root_line.to_string(),
@@ -261,7 +392,6 @@ pub fn check_store_with<S: StoreSource + ?Sized>(
                 reason,
             }));
         }
-        (Err(()), None) => unreachable!("errors carry a reason"),
     }
     report.elapsed = t0.elapsed();
     report
@@ -288,4 +418,53 @@ fn infer<S: StoreSource + ?Sized>(src: &S, rules: Rules, root: &Antichess) -> Op
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A walk over a hand-made graph: `edges[n]` lists node n's children
+    /// with the move codes to them.
+    fn graph(edges: &[&[(u32, u16)]]) -> Walk {
+        let mut w = Walk {
+            nodes: Vec::new(),
+            edges: Vec::new(),
+            leaves: Leaves::default(),
+        };
+        for out in edges {
+            w.nodes.push(Node {
+                parent: 0,
+                mv: MoveCode(0),
+                first: w.edges.len() as u32,
+                count: out.len() as u32,
+            });
+            for &(c, m) in out.iter() {
+                w.edges.push((c, MoveCode(m)));
+            }
+        }
+        w
+    }
+
+    #[test]
+    fn the_longest_line_counts_plies_through_transpositions() {
+        // 0 -> 1 -> 3 -> 4 and 0 -> 2 -> 3: three plies.
+        let w = graph(&[&[(1, 1), (2, 2)], &[(3, 3)], &[(3, 4)], &[(4, 5)], &[]]);
+        assert_eq!(w.longest_line().ok(), Some(3));
+    }
+
+    #[test]
+    fn a_repetition_is_reported_on_the_line_that_repeats() {
+        // 0 -> 1 -> 2 -> 1: the line 10, 20, 30 ends where its first move
+        // ended. A transposition (0 -> 3 -> 2, then 2 -> 1) is no cycle by
+        // itself; the cycle is found either way.
+        let w = graph(&[&[(1, 10), (3, 40)], &[(2, 20)], &[(1, 30)], &[(2, 50)]]);
+        let f = w.longest_line().expect_err("a cycle");
+        assert!(matches!(f.reason, Reason::Cycle(_)));
+        let codes: Vec<u16> = f.line.iter().map(|m| m.0).collect();
+        assert_eq!(codes, [10, 20, 30]);
+        // No cycle: 2 -> 4 instead.
+        let w = graph(&[&[(1, 10), (3, 40)], &[(2, 20)], &[(4, 30)], &[(2, 50)], &[]]);
+        assert_eq!(w.longest_line().ok(), Some(3));
+    }
 }

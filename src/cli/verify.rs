@@ -134,14 +134,24 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
                 .map_err(|e| anyhow::anyhow!("bad line: {e}"))?;
             let codes: Vec<_> = moves.iter().map(game::move_code).collect();
             let (line, _) = game::san_line(&start, &codes);
-            check::check_store_with(
-                &reader,
-                args.rules,
-                &root,
-                &line,
-                args.winner,
-                tables.as_deref(),
-            )
+            let check = || {
+                check::check_store_with(
+                    &reader,
+                    args.rules,
+                    &root,
+                    &line,
+                    args.winner,
+                    tables.as_deref(),
+                )
+            };
+            match args.threads {
+                Some(t) => rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build()
+                    .context("cannot start the checker's threads")?
+                    .install(check),
+                None => check(),
+            }
         }
     };
     let mut out = std::io::stdout().lock();
