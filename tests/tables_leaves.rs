@@ -180,6 +180,18 @@ fn cut_proofs_are_certified_with_certified_tables_only() {
     let e = Arc::new(LeafTables::open(&empty, Rules::International));
     let r = check_tree(&tree, &opts(&pos, Some(e), Rules::International));
     assert_eq!(r.verdict, Verdict::NotCertified { table_leaves: 1 });
+    // The report names the missing table and how to build it.
+    let (dir, missing) = r.tables_missing.clone().expect("missing tables named");
+    assert_eq!(dir, empty.display().to_string());
+    assert_eq!(missing, ["KKvKK"]);
+    let text = r.to_string();
+    assert!(
+        text.contains("tables KKvKK are not in")
+            && text.contains("antiproof tables build --dir")
+            && text.contains("--rules international KKvKK"),
+        "{text}"
+    );
+    assert_eq!(r.to_json()["tables_missing"]["materials"][0], "KKvKK");
 }
 
 #[test]

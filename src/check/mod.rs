@@ -368,6 +368,14 @@ pub(crate) fn finish_tables(report: &mut Report, tables: Option<&LeafTables>) {
             }
         }
     }
+    if let Some(t) = tables
+        && report.leaves.tables_unscored > 0
+    {
+        let missing = t.missing();
+        if !missing.is_empty() {
+            report.tables_missing = Some((t.dir().display().to_string(), missing));
+        }
+    }
     report.verdict = if report.leaves.tables_unscored > 0 {
         Verdict::NotCertified {
             table_leaves: report.leaves.tables_unscored,
@@ -404,6 +412,9 @@ pub struct Report {
     /// The endgame tables that scored leaves, all certified in this run
     /// (`None`: no leaf was scored by tables).
     pub tables: Option<TablesUsed>,
+    /// Tables that leaves needed but the table directory lacks (the
+    /// directory and the canonical materials); those leaves are unscored.
+    pub tables_missing: Option<(String, Vec<String>)>,
 }
 
 impl Report {
@@ -429,6 +440,7 @@ impl Report {
             elapsed: t0.elapsed(),
             verdict: Verdict::Certified,
             tables: None,
+            tables_missing: None,
         }
     }
 
@@ -464,6 +476,10 @@ impl Report {
                 "endgame_tables": self.leaves.tables,
             },
             "table_leaves": tables,
+            "tables_missing": self.tables_missing.as_ref().map(|(dir, m)| serde_json::json!({
+                "dir": dir,
+                "materials": m,
+            })),
             "tables": self.tables.as_ref().map(|t| serde_json::json!({
                 "dir": t.dir,
                 "leaves": self.leaves.tables - self.leaves.tables_unscored,
@@ -490,10 +506,22 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.verdict {
             Verdict::Certified => writeln!(f, "CERTIFIED: a forced win, every branch checked")?,
-            Verdict::NotCertified { table_leaves } => writeln!(
-                f,
-                "NOT CERTIFIED: {table_leaves} leaves rest on endgame tables (4 men or fewer, not game over)"
-            )?,
+            Verdict::NotCertified { table_leaves } => {
+                writeln!(
+                    f,
+                    "NOT CERTIFIED: {table_leaves} leaves rest on endgame tables (4 men or fewer, not game over)"
+                )?;
+                if let Some((dir, m)) = &self.tables_missing {
+                    writeln!(
+                        f,
+                        "missing:     tables {} are not in {dir}; build them with: \
+                         antiproof tables build --dir {dir} --rules {} {}",
+                        m.join(", "),
+                        self.rules,
+                        m.join(" ")
+                    )?;
+                }
+            }
             Verdict::Rejected(r) => writeln!(f, "REJECTED {r}")?,
         }
         writeln!(f, "rules:       {}", self.rules)?;

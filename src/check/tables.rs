@@ -35,6 +35,8 @@ pub struct LeafTables {
     loaded: RwLock<HashMap<u64, Arc<Table>>>,
     /// Canonical materials read while scoring leaves.
     used: Mutex<BTreeSet<MaterialName>>,
+    /// Canonical materials whose files were not there.
+    missing: Mutex<BTreeSet<MaterialName>>,
     /// Certification results, by material name (cached for the run).
     certified: Mutex<BTreeMap<String, Result<Certification, String>>>,
     /// Certify every table, whatever the records say.
@@ -91,6 +93,7 @@ impl LeafTables {
             rules,
             loaded: RwLock::default(),
             used: Mutex::default(),
+            missing: Mutex::default(),
             certified: Mutex::default(),
             recertify: false,
         }
@@ -118,6 +121,7 @@ impl LeafTables {
         }
         let path = format::table_path(&self.dir, &m, self.rules);
         if !path.exists() {
+            self.missing.lock().unwrap().insert(MaterialName(m));
             return Err(TableError::Missing {
                 material: m.to_string(),
                 rules: self.rules,
@@ -154,6 +158,21 @@ impl LeafTables {
                 note: true,
             },
         )
+    }
+
+    /// The names of the tables looked for but not found so far.
+    pub fn missing(&self) -> Vec<String> {
+        self.missing
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|m| m.0.to_string())
+            .collect()
+    }
+
+    /// The rule set.
+    pub fn rules(&self) -> Rules {
+        self.rules
     }
 
     /// The names of the tables read by [`LeafTables::score`] so far.
