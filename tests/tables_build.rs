@@ -426,3 +426,35 @@ fn all_4_man_tables_build_and_certify() {
         println!("{rules}: {n} positions agree with the direct search");
     }
 }
+
+/// The position behind the 2019 bug in Watkins' tables (reported by
+/// Anatoli Shmarlouski, on Watkins' page): White pawns f5 and g2 against
+/// Black pawns f4 and h4, White to move, was scored a win, though after
+/// g2-g4 Black may take en passant with either pawn and h4xg3 holds. Our
+/// table must say draw, and value both captures. Reads
+/// `ANTIPROOF_TABLES_DIR` (as the all-4-man run leaves it) or builds the
+/// `PPvPP` closure (231 four-man tables, minutes):
+/// `cargo test --release --test tables_build -- --ignored double_en_passant`.
+#[test]
+#[ignore]
+fn watkins_2019_double_en_passant_position_is_a_draw() {
+    let dir = std::env::var_os("ANTIPROOF_TABLES_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| scratch("double-ep"))
+        .join(RuleSet::International.name());
+    let tables = Tables::open_building(&dir, RuleSet::International);
+    let white = rules_pos("8/8/8/5P2/5p1p/8/6P1/8 w - - 0 1");
+    assert_eq!(tables.value(&white).unwrap(), Value::Draw);
+    let after_g4 = rules_pos("8/8/8/5P2/5pPp/8/8/8 b - g3 0 1");
+    assert_eq!(after_g4.legal_moves().len(), 2, "two en-passant captures");
+    assert_eq!(tables.value(&after_g4).unwrap(), Value::Draw);
+    let hxg3 = rules_pos("8/8/8/5P2/5p2/6p1/8/8 w - - 0 2");
+    let fxg3 = rules_pos("8/8/8/5P2/7p/6p1/8/8 w - - 0 2");
+    assert_eq!(tables.value(&hxg3).unwrap(), Value::Draw);
+    assert!(matches!(tables.value(&fxg3).unwrap(), Value::Win(_)));
+    // The checker's probe agrees.
+    for p in [&white, &after_g4] {
+        let s = certify::probe_shakmaty(&shak(p), RuleSet::International, &tables).unwrap();
+        assert_eq!(s, Value::Draw);
+    }
+}
