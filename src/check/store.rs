@@ -197,51 +197,54 @@ impl Walk {
         let mut level: Vec<(u32, Antichess)> = vec![(0, root.clone())];
         let mut depth = 0u32;
         while !level.is_empty() {
-            let expanded: Vec<(Expanded, Leaves)> = level
-                .par_iter()
-                .map(|(_, pos)| {
-                    let mut leaves = Leaves::default();
-                    let e = expand(src, rules, winner, tables, pos, &mut leaves);
-                    (e, leaves)
-                })
-                .collect();
             let mut next = Vec::new();
-            for ((id, _), (e, leaves)) in level.iter().zip(expanded) {
-                w.leaves.add(&leaves);
-                let children = match e {
-                    Expanded::Leaf => continue,
-                    Expanded::Fault(reason) => {
-                        let line = w.line_to(*id);
-                        return (w, Some(Fault { line, reason }));
-                    }
-                    Expanded::Inner(c) => c,
-                };
-                if depth >= super::MAX_PLIES {
-                    let line = w.line_to(*id);
-                    let f = Fault {
-                        line,
-                        reason: Reason::TooDeep,
+            // In chunks, so that the children held at once stay few.
+            for chunk in level.chunks(1 << 14) {
+                let expanded: Vec<(Expanded, Leaves)> = chunk
+                    .par_iter()
+                    .map(|(_, pos)| {
+                        let mut leaves = Leaves::default();
+                        let e = expand(src, rules, winner, tables, pos, &mut leaves);
+                        (e, leaves)
+                    })
+                    .collect();
+                for ((id, _), (e, leaves)) in chunk.iter().zip(expanded) {
+                    w.leaves.add(&leaves);
+                    let children = match e {
+                        Expanded::Leaf => continue,
+                        Expanded::Fault(reason) => {
+                            let line = w.line_to(*id);
+                            return (w, Some(Fault { line, reason }));
+                        }
+                        Expanded::Inner(c) => c,
                     };
-                    return (w, Some(f));
-                }
-                let first = w.edges.len() as u32;
-                for (key, mv, child) in children {
-                    let next_id = w.nodes.len() as u32;
-                    let c = *ids.entry(key).or_insert(next_id);
-                    if c == next_id {
-                        w.nodes.push(Node {
-                            parent: *id,
-                            mv,
-                            first: 0,
-                            count: 0,
-                        });
-                        next.push((c, child));
+                    if depth >= super::MAX_PLIES {
+                        let line = w.line_to(*id);
+                        let f = Fault {
+                            line,
+                            reason: Reason::TooDeep,
+                        };
+                        return (w, Some(f));
                     }
-                    w.edges.push((c, mv));
+                    let first = w.edges.len() as u32;
+                    for (key, mv, child) in children {
+                        let next_id = w.nodes.len() as u32;
+                        let c = *ids.entry(key).or_insert(next_id);
+                        if c == next_id {
+                            w.nodes.push(Node {
+                                parent: *id,
+                                mv,
+                                first: 0,
+                                count: 0,
+                            });
+                            next.push((c, child));
+                        }
+                        w.edges.push((c, mv));
+                    }
+                    let n = &mut w.nodes[*id as usize];
+                    n.first = first;
+                    n.count = w.edges.len() as u32 - first;
                 }
-                let n = &mut w.nodes[*id as usize];
-                n.first = first;
-                n.count = w.edges.len() as u32 - first;
             }
             level = next;
             depth += 1;
