@@ -70,8 +70,8 @@ struct Node {
 enum Expanded {
     /// A game end won by the winner, or a table leaf.
     Leaf,
-    /// Positions to visit next, with the moves to them.
-    Inner(Vec<([u8; game::KEY_LEN], MoveCode, Antichess)>),
+    /// The keys of the positions to visit next, with the moves to them.
+    Inner(Vec<([u8; game::KEY_LEN], Move)>),
     /// A fault at this position.
     Fault(Reason),
 }
@@ -139,11 +139,48 @@ fn expand<S: StoreSource + ?Sized>(
             .map(|m| {
                 let mut child = pos.clone();
                 child.play_unchecked(m);
-                (game::pack(&child), game::move_code(&m), child)
+                (game::pack(&child), m)
             })
             .collect(),
     )
 }
+
+/// A fast hash for packed keys (no defence against chosen keys is needed:
+/// the keys are positions of the proof being checked, and a bad spread
+/// would cost time, never a wrong verdict, since keys compare in full).
+#[derive(Clone, Copy, Default)]
+struct KeyHash;
+
+impl std::hash::BuildHasher for KeyHash {
+    type Hasher = KeyHasher;
+    fn build_hasher(&self) -> KeyHasher {
+        KeyHasher(0)
+    }
+}
+
+/// Multiply-rotate over 8-byte words.
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            self.0 = (self.0.rotate_left(23) ^ w).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
+}
+
+/// Positions expanded at once (their children are held until merged).
+const CHUNK: usize = 1 << 14;
 
 /// The proof's graph, built level by level from the root.
 struct Walk {
@@ -192,14 +229,15 @@ impl Walk {
             edges: Vec::new(),
             leaves: Leaves::default(),
         };
-        let mut ids: HashMap<[u8; game::KEY_LEN], u32> = HashMap::new();
+        let mut ids: HashMap<[u8; game::KEY_LEN], u32, KeyHash> = HashMap::default();
         ids.insert(game::pack(root), 0);
         let mut level: Vec<(u32, Antichess)> = vec![(0, root.clone())];
         let mut depth = 0u32;
         while !level.is_empty() {
-            let mut next = Vec::new();
+            // New positions: (id, index of the parent in `level`, move).
+            let mut next: Vec<(u32, u32, Move)> = Vec::new();
             // In chunks, so that the children held at once stay few.
-            for chunk in level.chunks(1 << 14) {
+            for (ci, chunk) in level.chunks(CHUNK).enumerate() {
                 let expanded: Vec<(Expanded, Leaves)> = chunk
                     .par_iter()
                     .map(|(_, pos)| {
@@ -208,7 +246,7 @@ impl Walk {
                         (e, leaves)
                     })
                     .collect();
-                for ((id, _), (e, leaves)) in chunk.iter().zip(expanded) {
+                for (j, ((id, _), (e, leaves))) in chunk.iter().zip(expanded).enumerate() {
                     w.leaves.add(&leaves);
                     let children = match e {
                         Expanded::Leaf => continue,
@@ -227,7 +265,9 @@ impl Walk {
                         return (w, Some(f));
                     }
                     let first = w.edges.len() as u32;
-                    for (key, mv, child) in children {
+                    let parent = (ci * CHUNK + j) as u32;
+                    for (key, m) in children {
+                        let mv = game::move_code(&m);
                         let next_id = w.nodes.len() as u32;
                         let c = *ids.entry(key).or_insert(next_id);
                         if c == next_id {
@@ -237,7 +277,7 @@ impl Walk {
                                 first: 0,
                                 count: 0,
                             });
-                            next.push((c, child));
+                            next.push((c, parent, m));
                         }
                         w.edges.push((c, mv));
                     }
@@ -246,7 +286,15 @@ impl Walk {
                     n.count = w.edges.len() as u32 - first;
                 }
             }
-            level = next;
+            // The new positions, made in parallel from their parents.
+            level = next
+                .par_iter()
+                .map(|&(c, parent, m)| {
+                    let mut p = level[parent as usize].1.clone();
+                    p.play_unchecked(m);
+                    (c, p)
+                })
+                .collect();
             depth += 1;
         }
         (w, None)
