@@ -76,16 +76,28 @@ enum Expanded {
     Fault(Reason),
 }
 
+/// What a walk checks against: the store, the rule set, the winner and
+/// the tables for leaves.
+struct Ctx<'a, S: ?Sized> {
+    src: &'a S,
+    rules: Rules,
+    winner: Color,
+    tables: Option<&'a LeafTables>,
+}
+
 /// Expands one position: a winner's game end or table leaf, the stored
 /// move at a winner-to-move position, every legal move at a loser's.
 fn expand<S: StoreSource + ?Sized>(
-    src: &S,
-    rules: Rules,
-    winner: Color,
-    tables: Option<&LeafTables>,
+    ctx: &Ctx<'_, S>,
     pos: &Antichess,
     leaves: &mut Leaves,
 ) -> Expanded {
+    let Ctx {
+        src,
+        rules,
+        winner,
+        tables,
+    } = *ctx;
     let legal = pos.legal_moves();
     if let Some(End { winner: w, kind }) = game::game_end(pos, &legal, rules) {
         if w != Some(winner) {
@@ -212,13 +224,7 @@ impl Walk {
     /// Every distinct position below the root, expanded in parallel a
     /// level at a time (breadth first, so a fault found is one of the
     /// nearest to the root, and the first in a fixed order).
-    fn build<S: StoreSource + ?Sized>(
-        src: &S,
-        rules: Rules,
-        winner: Color,
-        tables: Option<&LeafTables>,
-        root: &Antichess,
-    ) -> (Walk, Option<Fault>) {
+    fn build<S: StoreSource + ?Sized>(ctx: &Ctx<'_, S>, root: &Antichess) -> (Walk, Option<Fault>) {
         let mut w = Walk {
             nodes: vec![Node {
                 parent: 0,
@@ -242,7 +248,7 @@ impl Walk {
                     .par_iter()
                     .map(|(_, pos)| {
                         let mut leaves = Leaves::default();
-                        let e = expand(src, rules, winner, tables, pos, &mut leaves);
+                        let e = expand(ctx, pos, &mut leaves);
                         (e, leaves)
                     })
                     .collect();
@@ -407,7 +413,13 @@ pub fn check_store_with<S: StoreSource + ?Sized>(
         }
     };
     report.winner = winner;
-    let (w, mut fault) = Walk::build(src, rules, winner, tables, root);
+    let ctx = Ctx {
+        src,
+        rules,
+        winner,
+        tables,
+    };
+    let (w, mut fault) = Walk::build(&ctx, root);
     let mut height = 0;
     if fault.is_none() {
         match w.longest_line() {
