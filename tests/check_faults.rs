@@ -530,16 +530,10 @@ fn small_unfinished_leaves_are_not_certified() {
             used |= 1 << sq;
             pieces.push((Square::new(sq).unwrap(), Piece { color, role }));
         }
-        let Ok(pos) = Position::from_pieces(pieces, Color::White, None) else {
+        let Some(p) = common::prove_set_up(pieces, 2_000) else {
             continue;
         };
-        if pos.outcome(RuleSet::International).is_some() {
-            continue;
-        }
-        let Some(p) = common::try_prove_from(pos, &[], RuleSet::International, Color::White, 2_000)
-        else {
-            continue;
-        };
+        let pos = p.root();
         let inner: Vec<usize> = (0..p.dag.nodes.len())
             .filter(|&i| !p.dag.nodes[i].children.is_empty())
             .collect();

@@ -65,16 +65,10 @@ fn cut_proof() -> (Position, Proof, ProofDag) {
                 },
             ));
         }
-        let Ok(pos) = Position::from_pieces(pieces, Color::White, None) else {
+        let Some(p) = common::prove_set_up(pieces, 2_000) else {
             continue;
         };
-        if pos.outcome(RuleSet::International).is_some() {
-            continue;
-        }
-        let Some(p) = common::try_prove_from(pos, &[], RuleSet::International, Color::White, 2_000)
-        else {
-            continue;
-        };
+        let pos = p.root();
         let child = p.dag.nodes[0].children[0].1;
         if p.dag.nodes[child].children.is_empty() || p.positions[child].men() < 3 {
             continue;
@@ -322,17 +316,26 @@ fn scratch_built() -> PathBuf {
     .clone()
 }
 
+/// Runs the binary: exit code, and standard output then standard error.
 fn run(args: &[&str]) -> (i32, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_antiproof"))
-        .args(args)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code().unwrap_or(-1), text)
+    let (code, out, err) = common::antiproof(args);
+    (code, out + &err)
+}
+
+/// `export --expand-tables --tables DIR -o OUT` with `rest` appended.
+fn export_expanded(dir: &str, out: &Path, rest: &[&str]) -> (i32, String) {
+    run(&[
+        &[
+            "export",
+            "--expand-tables",
+            "--tables",
+            dir,
+            "-o",
+            out.to_str().unwrap(),
+        ][..],
+        rest,
+    ]
+    .concat())
 }
 
 /// `prove --tables` from a 5-man position whose only move leads to a
@@ -378,18 +381,7 @@ fn prove_verify_export_with_tables() {
     let (rc, out) = run(&[&["export", "-o", plain.to_str().unwrap()][..], &common].concat());
     assert_eq!(rc, 0, "{out}");
     assert!(out.contains("1 leaves rest on endgame tables"), "{out}");
-    let (rc, out) = run(&[
-        &[
-            "export",
-            "--expand-tables",
-            "--tables",
-            dir,
-            "-o",
-            full.to_str().unwrap(),
-        ][..],
-        &common,
-    ]
-    .concat());
+    let (rc, out) = export_expanded(dir, &full, &common);
     assert_eq!(rc, 0, "{out}");
     let tree = ["--fen", fen, "--winner", "white", "--tree"];
     let (rc, out) = run(&[&["verify"][..], &tree, &[plain.to_str().unwrap()]].concat());
@@ -421,18 +413,7 @@ fn prove_verify_export_with_tables() {
     let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(j["tables"]["used"][0], "KKKvK", "{out}");
     let full = work.join("q.tree");
-    let (rc, out) = run(&[
-        &[
-            "export",
-            "--expand-tables",
-            "--tables",
-            dir,
-            "-o",
-            full.to_str().unwrap(),
-        ][..],
-        &common,
-    ]
-    .concat());
+    let (rc, out) = export_expanded(dir, &full, &common);
     assert_eq!(rc, 0, "{out}");
     let (rc, out) = run(&[
         "verify",

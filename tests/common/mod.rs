@@ -112,6 +112,20 @@ pub fn prove_from(
         .unwrap_or_else(|| panic!("no proof for {winner:?} within {max_nodes} nodes"))
 }
 
+/// A proof that White, to move, wins the set-up `pieces` (no en passant),
+/// found within `max_nodes`; `None` if the pieces make no valid position,
+/// the game is already over, or the search finds none.
+pub fn prove_set_up(
+    pieces: Vec<(antiproof::rules::Square, antiproof::rules::Piece)>,
+    max_nodes: usize,
+) -> Option<Proof> {
+    let pos = Position::from_pieces(pieces, Color::White, None).ok()?;
+    if pos.outcome(RuleSet::International).is_some() {
+        return None;
+    }
+    try_prove_from(pos, &[], RuleSet::International, Color::White, max_nodes)
+}
+
 /// Proves from a position; `None` when not a win or over `max_nodes`.
 pub fn try_prove_from(
     root: Position,
