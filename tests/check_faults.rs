@@ -504,32 +504,14 @@ fn try_prove(pos: Position, rules: RuleSet, winner: Color) -> Option<Proof> {
 /// tables: the proof is "not certified" (with the count), not rejected.
 #[test]
 fn small_unfinished_leaves_are_not_certified() {
-    use antiproof::rules::{Piece, Role, Square};
+    use antiproof::rules::Role;
     let mut rng = Rng(0xabcd_ef01_2345_6789);
-    let roles = Role::ALL;
     let mut done = 0;
     for _ in 0..20_000 {
         if done >= 100 {
             break;
         }
-        let mut pieces = Vec::new();
-        let mut used = 0u64;
-        for k in 0..4 {
-            let color = if k % 2 == 0 {
-                Color::White
-            } else {
-                Color::Black
-            };
-            let role = roles[rng.below(roles.len())];
-            let sq = loop {
-                let s = rng.below(64) as u32;
-                if used >> s & 1 == 0 && !(role == Role::Pawn && (s / 8 == 0 || s / 8 == 7)) {
-                    break s;
-                }
-            };
-            used |= 1 << sq;
-            pieces.push((Square::new(sq).unwrap(), Piece { color, role }));
-        }
+        let pieces = rng.pieces(4, &Role::ALL);
         let Some(p) = common::prove_set_up(pieces, 2_000) else {
             continue;
         };

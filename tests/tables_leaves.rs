@@ -8,7 +8,7 @@ mod common;
 use antiproof::check::{
     LeafTables, ReasonKind, Rules, TreeOptions, Verdict, check_store, check_store_with, check_tree,
 };
-use antiproof::rules::{Color, Piece, Position, Role, RuleSet, Square};
+use antiproof::rules::{Position, Role, RuleSet};
 use antiproof::tables::{Layout, Material, Table, Tables, Value};
 use antiproof::wintree::{ProofDag, WinTree, WriteOptions, write_tree};
 use common::{Proof, Rng};
@@ -42,29 +42,7 @@ fn build_kkvkk(dir: &Path) {
 fn cut_proof() -> (Position, Proof, ProofDag) {
     let mut rng = Rng(0x5eed_1234_abcd_0001);
     for _ in 0..10_000 {
-        let mut pieces = Vec::new();
-        let mut used = 0u64;
-        for k in 0..4 {
-            let color = if k % 2 == 0 {
-                Color::White
-            } else {
-                Color::Black
-            };
-            let sq = loop {
-                let s = rng.below(64) as u32;
-                if used >> s & 1 == 0 {
-                    break s;
-                }
-            };
-            used |= 1 << sq;
-            pieces.push((
-                Square::new(sq).unwrap(),
-                Piece {
-                    color,
-                    role: Role::King,
-                },
-            ));
-        }
+        let pieces = rng.pieces(4, &[Role::King]);
         let Some(p) = common::prove_set_up(pieces, 2_000) else {
             continue;
         };

@@ -389,6 +389,40 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
+
+    /// `men` men on distinct squares, White and Black alternately, each of
+    /// a role drawn from `roles` (no draw when there is one), pawns never
+    /// on the first or last rank.
+    pub fn pieces(
+        &mut self,
+        men: usize,
+        roles: &[antiproof::rules::Role],
+    ) -> Vec<(antiproof::rules::Square, antiproof::rules::Piece)> {
+        use antiproof::rules::{Piece, Role, Square};
+        let mut pieces = Vec::new();
+        let mut used = 0u64;
+        for k in 0..men {
+            let color = if k % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let role = if roles.len() == 1 {
+                roles[0]
+            } else {
+                roles[self.below(roles.len())]
+            };
+            let sq = loop {
+                let s = self.below(64) as u32;
+                if used >> s & 1 == 0 && !(role == Role::Pawn && (s / 8 == 0 || s / 8 == 7)) {
+                    break s;
+                }
+            };
+            used |= 1 << sq;
+            pieces.push((Square::new(sq).unwrap(), Piece { color, role }));
+        }
+        pieces
+    }
 }
 
 /// A large synthetic tree for measuring the checker's speed: from `line`,
