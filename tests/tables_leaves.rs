@@ -106,7 +106,7 @@ fn cut_proofs_are_certified_with_certified_tables_only() {
     assert!(r.tables.is_none());
 
     // With tables: certified, naming the tables used and certified.
-    let t = Arc::new(LeafTables::open(&dir, Rules::International));
+    let t = Arc::new(LeafTables::open(&dir, Rules::International).records_in(None));
     let r = check_tree(&tree, &opts(&pos, Some(t.clone()), Rules::International));
     assert_eq!(r.verdict, Verdict::Certified, "{r}");
     assert_eq!(r.leaves.tables, 1);
@@ -149,7 +149,7 @@ fn cut_proofs_are_certified_with_certified_tables_only() {
 
     // A directory without the tables: not certified, not rejected.
     let empty = scratch("empty");
-    let e = Arc::new(LeafTables::open(&empty, Rules::International));
+    let e = Arc::new(LeafTables::open(&empty, Rules::International).records_in(None));
     let r = check_tree(&tree, &opts(&pos, Some(e), Rules::International));
     assert_eq!(r.verdict, Verdict::NotCertified { table_leaves: 1 });
     // The report names the missing table and how to build it.
@@ -181,7 +181,7 @@ fn wrong_tables_are_rejected() {
         RuleSet::International,
     );
     corrupt(&path);
-    let t = Arc::new(LeafTables::open(&dir, Rules::International));
+    let t = Arc::new(LeafTables::open(&dir, Rules::International).records_in(None));
     let r = check_tree(&tree, &opts(&pos, Some(t), Rules::International));
     match &r.verdict {
         Verdict::Rejected(j) => assert!(
@@ -203,7 +203,7 @@ fn wrong_tables_are_rejected() {
             std::fs::copy(&e, fics.join(format!("{stem}.fics.apt"))).unwrap();
         }
     }
-    let t = Arc::new(LeafTables::open(&fics, Rules::Fics));
+    let t = Arc::new(LeafTables::open(&fics, Rules::Fics).records_in(None));
     let r = check_tree(&tree, &opts(&pos, Some(t), Rules::Fics));
     match &r.verdict {
         Verdict::Rejected(j) => {
@@ -232,7 +232,9 @@ fn certification_records_spare_a_second_certification_of_the_same_bytes() {
     let bytes = tree_bytes(&dag);
     let tree = WinTree::from_bytes(&bytes).unwrap();
     let dir = copy_built("records");
+    let state = scratch("records-state");
     let check = |t: LeafTables| {
+        let t = t.records_in(Some(state.clone()));
         let r = check_tree(&tree, &opts(&pos, Some(Arc::new(t)), Rules::International));
         (r.verdict.clone(), r.tables.clone(), r.to_string())
     };
@@ -242,7 +244,11 @@ fn certification_records_spare_a_second_certification_of_the_same_bytes() {
     assert_eq!(v, Verdict::Certified);
     let used = used.unwrap();
     assert!(used.recorded.is_empty() && used.positions > 0, "{used:?}");
-    assert!(dir.join("certified.tsv").exists());
+    assert!(state.join("certified.tsv").exists());
+    assert!(
+        !dir.join("certified.tsv").exists(),
+        "records never go to the table directory"
+    );
 
     // Second run: the same file bytes, taken from the records.
     let (v, again, text) = check(LeafTables::open(&dir, Rules::International));
@@ -278,6 +284,46 @@ fn certification_records_spare_a_second_certification_of_the_same_bytes() {
             "{text}"
         ),
         v => panic!("{v:?}"),
+    }
+}
+
+#[test]
+fn a_record_file_in_the_table_directory_is_never_trusted() {
+    // A table with one wrong entry (checksums recomputed), handed over with
+    // a record file that claims its exact bytes were certified.
+    let (pos, _p, dag) = cut_proof();
+    let bytes = tree_bytes(&dag);
+    let tree = WinTree::from_bytes(&bytes).unwrap();
+    let dir = copy_built("forged");
+    let path = antiproof::tables::format::table_path(
+        &dir,
+        &"KKvKK".parse::<Material>().unwrap(),
+        RuleSet::International,
+    );
+    corrupt(&path);
+    let t = Table::open(&path, true).unwrap();
+    let digest = antiproof::tablefile::record::digest(&t).unwrap();
+    drop(t);
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    let line = format!(
+        "international\tKKvKK\t{hex}\t1\t1\tantiproof {}\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    std::fs::write(dir.join("certified.tsv"), &line).unwrap();
+    // Even pointed at the table directory as if it were a state directory
+    // the forged line would count; the checker never looks there.
+    let state = scratch("forged-state");
+    let t = LeafTables::open(&dir, Rules::International).records_in(Some(state));
+    let r = check_tree(&tree, &opts(&pos, Some(Arc::new(t)), Rules::International));
+    match &r.verdict {
+        Verdict::Rejected(j) => assert!(
+            matches!(
+                j.reason.kind(),
+                ReasonKind::TableNotCertified | ReasonKind::TableLeafNotWon
+            ),
+            "{r}"
+        ),
+        v => panic!("a forged record was trusted: {v:?}\n{r}"),
     }
 }
 

@@ -563,7 +563,7 @@ impl fmt::Display for Report {
             if !t.recorded.is_empty() {
                 write!(
                     f,
-                    "; by certification record (same file bytes): {}",
+                    "; by certification record of this machine (same file bytes): {}",
                     t.recorded.join(", ")
                 )?;
             }

@@ -41,6 +41,9 @@ pub struct LeafTables {
     certified: Mutex<BTreeMap<String, Result<Certification, String>>>,
     /// Certify every table, whatever the records say.
     recertify: bool,
+    /// The state directory holding this machine's certification records
+    /// (`None`: records off). Never the table directory.
+    records_dir: Option<PathBuf>,
 }
 
 /// A material ordered by its name (for reports).
@@ -96,7 +99,15 @@ impl LeafTables {
             missing: Mutex::default(),
             certified: Mutex::default(),
             recertify: false,
+            records_dir: record::default_dir(),
         }
+    }
+
+    /// Keep certification records in `dir` instead of this user's state
+    /// directory (`None`: no records, every table certified each run).
+    pub fn records_in(mut self, dir: Option<PathBuf>) -> LeafTables {
+        self.records_dir = dir;
+        self
     }
 
     /// With `yes`, certification records are ignored: every table used is
@@ -208,10 +219,11 @@ impl LeafTables {
                 Some(r) => r,
                 None => {
                     if records.is_none() {
-                        records = Some(Records::load(&self.dir).map_err(|e| {
+                        let dir = self.records_dir.as_deref();
+                        records = Some(Records::load_in(dir).map_err(|e| {
                             format!(
                                 "reading the certification records in {}: {e}",
-                                self.dir.display()
+                                dir.map_or("-".into(), |d| d.display().to_string())
                             )
                         })?);
                     }

@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use std::collections::BTreeSet;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Arguments of `antiproof tables`.
@@ -225,8 +225,13 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
         }
     }
     let tables = Tables::open(&dir, rules);
-    let mut records = Records::load(&dir)
-        .with_context(|| format!("reading the certification records in {}", dir.display()))?;
+    let records_dir = record::default_dir();
+    let mut records = Records::load_in(records_dir.as_deref()).with_context(|| {
+        format!(
+            "reading the certification records in {}",
+            records_dir.as_deref().unwrap_or(Path::new("-")).display()
+        )
+    })?;
     let mut out = io::stdout().lock();
     writeln!(
         out,
@@ -268,7 +273,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
                 recorded += 1;
                 writeln!(
                     out,
-                    "ok {name:<6} {:>10} positions {:>11} moves  (certification record, same file bytes)",
+                    "ok {name:<6} {:>10} positions {:>11} moves  (certification record of this machine, same file bytes)",
                     c.positions, c.moves,
                 )?;
             }
@@ -287,8 +292,8 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
         start.elapsed().as_secs_f64(),
         if recorded > 0 {
             format!(
-                "; {recorded} of them by certification record ({}; --recertify to check them again)",
-                records.path().display()
+                "; {recorded} of them by an earlier certification on this machine ({}; --recertify to check them again)",
+                records.path().unwrap_or(Path::new("-")).display()
             )
         } else {
             String::new()

@@ -9,27 +9,39 @@
 //! and is skipped; any change to the file (a rebuilt table, a flipped bit)
 //! changes the digest, and the table is certified again.
 //!
-//! Records live in one text file per table directory,
-//! [`RECORD_FILE`], one tab-separated line per certified table:
+//! # Where records live, and why
+//!
+//! A record is a claim this program made on this machine, so records live
+//! where only this program writes them: one text file, [`RECORD_FILE`], in
+//! the user's own state directory ([`default_dir`]:
+//! `$ANTIPROOF_STATE_DIR`, else `$XDG_STATE_HOME/antiproof`, else
+//! `~/.local/state/antiproof`). They are **never** read from a table
+//! directory: a table directory can come from anyone, and a record file
+//! shipped beside a forged table (one wrong entry, checksums recomputed)
+//! would otherwise vouch for it. A `certified.tsv` found in a table
+//! directory (antiproof 0.1 wrote them there) is ignored.
+//!
+//! One tab-separated line per certification:
 //!
 //! ```text
 //! # antiproof table certifications: rules, material, SHA-256 of the file, positions, moves, by
 //! international<TAB>KQvK<TAB>3f5a…(64 hex digits)<TAB>10776800<TAB>123456789<TAB>antiproof 0.1.0
 //! ```
 //!
-//! Lines are only appended (one `write` each), the last line for a rule
-//! set and material counts, and lines that do not parse are ignored (that
-//! table is then simply certified again). Only certification code writes
-//! records (`tables verify`, and the checker's `verify --tables`); the
-//! generator never does.
+//! Records are keyed by the file's digest, and a record counts only if it
+//! was written by this very version of the checker (the `by` field): a new
+//! version certifies again. Lines are only appended (one `write` each), and
+//! lines that do not parse are ignored (that table is then simply
+//! certified again). Only certification code writes records (`tables
+//! verify`, and the checker's `verify --tables`); the generator never does.
+//! With no state directory (no `$HOME`), nothing is recorded.
 //!
-//! What a record is worth: it says that this program certified a file
-//! with these exact bytes. A correct table is unique (every entry is the
+//! What a record is worth: a correct table is unique (every entry is the
 //! exact game value, and unused entries are 0), so a table certified
 //! against certified tables below it stays right even if those are rebuilt
 //! later: they are then certified again before it, and being correct they
-//! hold the same values. A record file from someone else is as trustworthy
-//! as its author; `--recertify` ignores the records and writes fresh ones.
+//! hold the same values. `--recertify` ignores the records and writes
+//! fresh ones.
 
 use super::certify::{self, Certified, CertifyError};
 use super::{Rules, Table, TableSource};
@@ -40,8 +52,28 @@ use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// The record file's name in a table directory.
+/// The record file's name in the state directory.
 pub const RECORD_FILE: &str = "certified.tsv";
+
+/// The environment variable that names the state directory.
+pub const STATE_DIR_ENV: &str = "ANTIPROOF_STATE_DIR";
+
+/// Who writes records, and whose records count: this checker's version.
+const BY: &str = concat!("antiproof ", env!("CARGO_PKG_VERSION"));
+
+/// This user's state directory for antiproof: `$ANTIPROOF_STATE_DIR`, else
+/// `$XDG_STATE_HOME/antiproof`, else `$HOME/.local/state/antiproof`;
+/// `None` when none of them is set (then nothing is recorded).
+pub fn default_dir() -> Option<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(d) = var(STATE_DIR_ENV) {
+        return Some(PathBuf::from(d));
+    }
+    if let Some(d) = var("XDG_STATE_HOME") {
+        return Some(PathBuf::from(d).join("antiproof"));
+    }
+    var("HOME").map(|h| PathBuf::from(h).join(".local/state/antiproof"))
+}
 
 const HEADER_LINE: &str = "# antiproof table certifications: rules, material, SHA-256 of the file, positions, moves, by\n";
 
@@ -54,11 +86,12 @@ pub struct Record {
     pub certified: Certified,
 }
 
-/// The certification records of one table directory.
+/// This machine's certification records.
 #[derive(Debug)]
 pub struct Records {
-    path: PathBuf,
-    map: HashMap<(Rules, String), Record>,
+    /// The record file; `None`: records are off.
+    path: Option<PathBuf>,
+    map: HashMap<[u8; 32], (Rules, String, Record)>,
 }
 
 /// The SHA-256 of a table's file bytes; `None` for a table not read from
@@ -88,7 +121,7 @@ fn parse_hex(s: &str) -> Option<[u8; 32]> {
 
 fn parse_line(line: &str) -> Option<((Rules, String), Record)> {
     let f: Vec<&str> = line.split('\t').collect();
-    if f.len() < 5 {
+    if f.len() != 6 || f[5] != BY {
         return None;
     }
     let rules: Rules = f[0].parse().ok()?;
@@ -110,56 +143,75 @@ fn parse_line(line: &str) -> Option<((Rules, String), Record)> {
 }
 
 impl Records {
-    /// The records of a table directory (none if it has no record file).
+    /// The records in state directory `dir` (none if it has no record
+    /// file yet). Never give it a table directory: see the module docs.
     pub fn load(dir: &Path) -> io::Result<Records> {
         let path = dir.join(RECORD_FILE);
         let mut map = HashMap::new();
         match std::fs::read_to_string(&path) {
             Ok(text) => {
                 for line in text.lines() {
-                    if let Some((k, r)) = parse_line(line) {
-                        map.insert(k, r);
+                    if let Some(((rules, material), r)) = parse_line(line) {
+                        map.insert(r.digest, (rules, material, r));
                     }
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(e),
         }
-        Ok(Records { path, map })
+        Ok(Records {
+            path: Some(path),
+            map,
+        })
     }
 
-    /// The record file.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// The records of `dir`, or none at all (records off) for `None`.
+    pub fn load_in(dir: Option<&Path>) -> io::Result<Records> {
+        match dir {
+            Some(d) => Records::load(d),
+            None => Ok(Records {
+                path: None,
+                map: HashMap::new(),
+            }),
+        }
+    }
+
+    /// The record file (`None`: records are off).
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
     }
 
     /// The record of a table whose file has this digest.
     pub fn matching(&self, rules: Rules, material: &str, digest: &[u8; 32]) -> Option<Record> {
         self.map
-            .get(&(rules, material.to_string()))
-            .filter(|r| &r.digest == digest)
-            .copied()
+            .get(digest)
+            .filter(|(r, m, _)| *r == rules && m == material)
+            .map(|(_, _, rec)| *rec)
     }
 
-    /// Records a certification (appended to the record file).
+    /// Records a certification (appended to the record file, whose
+    /// directory is made if missing). Without a record file, nothing.
     pub fn add(&mut self, rules: Rules, material: &str, record: Record) -> io::Result<()> {
-        self.map.insert((rules, material.to_string()), record);
-        let new = !self.path.exists();
-        let mut f = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)?;
+        self.map
+            .insert(record.digest, (rules, material.to_string(), record));
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let new = !path.exists();
+        let mut f = OpenOptions::new().create(true).append(true).open(path)?;
         let mut line = String::new();
         if new {
             line.push_str(HEADER_LINE);
         }
         let _ = writeln!(
             line,
-            "{rules}\t{material}\t{}\t{}\t{}\tantiproof {}",
+            "{rules}\t{material}\t{}\t{}\t{}\t{BY}",
             hex(&record.digest),
             record.certified.positions,
             record.certified.moves,
-            env!("CARGO_PKG_VERSION")
         );
         f.write_all(line.as_bytes())
     }
@@ -217,7 +269,9 @@ pub fn certify_or_reuse<S: TableSource + Sync>(
     {
         eprintln!(
             "antiproof: could not record the certification of {name} in {}: {e}",
-            records.path().display()
+            records
+                .path()
+                .map_or("-".into(), |p| p.display().to_string())
         );
     }
     Ok(Certification::Now(c))
@@ -230,7 +284,7 @@ mod tests {
     #[test]
     fn lines_round_trip_and_bad_lines_are_ignored() {
         let d = [0xabu8; 32];
-        let line = format!("fics\tKQvK\t{}\t12\t34\tantiproof 0.1.0", hex(&d));
+        let line = format!("fics\tKQvK\t{}\t12\t34\t{BY}", hex(&d));
         let ((rules, m), r) = parse_line(&line).unwrap();
         assert_eq!((rules, m.as_str()), (Rules::Fics, "KQvK"));
         assert_eq!(r.digest, d);
@@ -239,5 +293,42 @@ mod tests {
         assert!(parse_line(&line.replace("ab", "zz")).is_none());
         assert!(parse_line("fics\tKQvK\tabc\t1\t2").is_none());
         assert!(parse_line("chess\tKQvK\t00\t1\t2").is_none());
+        // Another version's records do not count.
+        assert!(parse_line(&line.replace(BY, "antiproof 0.0.9")).is_none());
+    }
+
+    #[test]
+    fn records_are_keyed_by_digest_and_material() {
+        let dir = std::env::temp_dir().join(format!("antiproof-records-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let rec = |b: u8| Record {
+            digest: [b; 32],
+            certified: Certified {
+                positions: 1,
+                unused: 0,
+                moves: 2,
+            },
+        };
+        let mut r = Records::load(&dir).unwrap();
+        r.add(Rules::International, "KvK", rec(1)).unwrap();
+        r.add(Rules::International, "KvK", rec(2)).unwrap();
+        let again = Records::load(&dir).unwrap();
+        for b in [1, 2] {
+            assert!(
+                again
+                    .matching(Rules::International, "KvK", &[b; 32])
+                    .is_some()
+            );
+        }
+        assert!(again.matching(Rules::Fics, "KvK", &[1; 32]).is_none());
+        assert!(
+            again
+                .matching(Rules::International, "KvB", &[1; 32])
+                .is_none()
+        );
+        let mut off = Records::load_in(None).unwrap();
+        off.add(Rules::International, "KvK", rec(3)).unwrap();
+        assert!(off.path().is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

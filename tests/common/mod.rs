@@ -610,7 +610,23 @@ pub fn temp_dir(name: &str) -> PathBuf {
 /// Runs the `antiproof` binary with `args`: exit code (-1 if killed),
 /// standard output and standard error.
 pub fn antiproof<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, String) {
+    antiproof_with_state(&test_state_dir(), args)
+}
+
+/// A state directory for this test process (certification records), so
+/// tests never read or write the user's own.
+pub fn test_state_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("antiproof-test-state-{}", std::process::id()))
+}
+
+/// Runs the antiproof binary with `state` as its state directory
+/// (`ANTIPROOF_STATE_DIR`): exit code, standard output, standard error.
+pub fn antiproof_with_state<S: AsRef<std::ffi::OsStr>>(
+    state: &std::path::Path,
+    args: &[S],
+) -> (i32, String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .env("ANTIPROOF_STATE_DIR", state)
         .args(args)
         .output()
         .unwrap();
