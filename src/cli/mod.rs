@@ -11,6 +11,7 @@ mod export;
 mod perft;
 mod prove;
 mod serve;
+mod store;
 mod table;
 mod tables;
 mod verify;
@@ -50,6 +51,8 @@ enum Command {
     Table(table::TableArgs),
     /// Endgame tables up to 4 men: build, verify, probe.
     Tables(tables::TablesArgs),
+    /// Look after a proof store file: integrity check, compaction.
+    Store(store::StoreArgs),
     /// Prove 1.e3 d5 into a temporary store, export it, and certify it with
     /// the independent checker: the set-up check.
     Demo(demo::DemoArgs),
@@ -79,6 +82,7 @@ fn run_command(command: Command) -> anyhow::Result<u8> {
         Command::Serve(args) => serve::run(args),
         Command::Table(args) => table::run(args),
         Command::Tables(args) => tables::run(args),
+        Command::Store(args) => store::run(args),
         Command::Demo(args) => demo::run(args),
     }
 }

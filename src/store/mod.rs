@@ -38,6 +38,8 @@ use redb::{
     Builder, ConcurrencyMode, Database, DatabaseError, ReadOnlyDatabase, ReadableDatabase,
     ReadableTable, ReadableTableMetadata, TableDefinition,
 };
+mod guard;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -174,6 +176,14 @@ pub enum StoreError {
     },
     /// A record or key that cannot be decoded.
     Corrupt(String),
+    /// The storage engine found the file damaged (it panicked or failed a
+    /// consistency check); nothing more is read from it.
+    Damaged {
+        /// Its path.
+        path: PathBuf,
+        /// What the engine said.
+        message: String,
+    },
     /// The engine failed during a read or write.
     Engine(String),
 }
@@ -206,6 +216,14 @@ impl fmt::Display for StoreError {
                 write!(f, "proof store {} is open read-only", path.display())
             }
             StoreError::Corrupt(m) => write!(f, "corrupt proof store: {m}"),
+            StoreError::Damaged { path, message } => write!(
+                f,
+                "proof store {} is damaged ({message}); `antiproof store check --db {}` \
+                 checks it, and a store that fails that must be rebuilt by proving again \
+                 (certificates already exported are not affected)",
+                path.display(),
+                path.display()
+            ),
             StoreError::Engine(m) => write!(f, "proof store error: {m}"),
         }
     }
@@ -224,9 +242,29 @@ enum Db {
 }
 
 /// An open proof store.
+///
+/// Every call into the storage engine is guarded ([`guard`]): whatever the
+/// bytes of the file, a damaged store is a [`StoreError::Damaged`] naming
+/// it, never a panic.
 pub struct Store {
-    db: Db,
+    /// `None` only while being dropped.
+    db: Option<Db>,
     path: PathBuf,
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        if let Some(db) = self.db.take()
+            && guard::drop_guarded(&self.path, db)
+        {
+            eprintln!(
+                "antiproof: warning: closing the proof store {} failed: it is damaged \
+                 (try `antiproof store check --db {}`)",
+                self.path.display(),
+                self.path.display()
+            );
+        }
+    }
 }
 
 fn builder() -> Builder {
@@ -247,27 +285,48 @@ fn open_error(path: &Path, e: DatabaseError) -> StoreError {
     }
 }
 
+/// A path that must name an existing regular file.
+fn existing_file(path: &Path) -> Result<(), StoreError> {
+    let fail = |message: &str| StoreError::Open {
+        path: path.to_path_buf(),
+        message: message.into(),
+    };
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(m) if m.is_dir() => Err(fail("is a directory, not a proof store file")),
+        Ok(_) => Err(fail("is not a regular file")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(fail("no such file")),
+        Err(e) => Err(fail(&e.to_string())),
+    }
+}
+
 impl Store {
     /// Opens the store at `path` for writing, creating it (with the current
     /// schema) if the file does not exist. Other processes may read it
     /// meanwhile ([`Store::open_read_only`]); another writer is refused.
+    /// A store left by a killed writer is repaired here (redb's repair:
+    /// everything committed is kept).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let existed = path.exists();
-        let db = builder().create(path).map_err(|e| open_error(path, e))?;
+        if existed {
+            existing_file(path)?;
+        }
+        let db = guard::guarded(path, || {
+            builder().create(path).map_err(|e| open_error(path, e))
+        })?;
         let store = Store {
-            db: Db::Write(db),
+            db: Some(Db::Write(db)),
             path: path.to_path_buf(),
         };
         if !existed || store.is_empty_file()? {
-            let tx = store.writer()?.begin_write().map_err(engine)?;
-            {
+            store.write(|tx| {
                 let mut meta = tx.open_table(META).map_err(engine)?;
                 meta.insert("schema", SCHEMA_VERSION.to_le_bytes().as_slice())
                     .map_err(engine)?;
                 tx.open_table(PROVEN_INTERNATIONAL).map_err(engine)?;
                 tx.open_table(PROVEN_FICS).map_err(engine)?;
-            }
-            tx.commit().map_err(engine)?;
+                Ok(())
+            })?;
         }
         store.check_schema()?;
         Ok(store)
@@ -275,44 +334,114 @@ impl Store {
 
     /// Opens an existing store; a missing file is an error.
     pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
-        if !path.exists() {
-            return Err(StoreError::Open {
-                path: path.to_path_buf(),
-                message: "no such file".into(),
-            });
-        }
+        existing_file(path)?;
         Store::open(path)
     }
 
     /// Opens an existing store for reading only: any number of processes
     /// may do so while one writes (each read sees its last commit). A
-    /// missing file, or one that is not a store, is an error; nothing is
-    /// ever written.
+    /// missing file, or one that is not a store, is an error.
+    ///
+    /// A store whose writer was killed needs redb's repair before it can be
+    /// read; when no writer holds it, it is repaired here (opened for
+    /// writing and closed, which keeps everything committed) and then
+    /// opened for reading. While a writer holds it, the writer has already
+    /// repaired it.
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
-        if !path.exists() {
-            return Err(StoreError::Open {
-                path: path.to_path_buf(),
-                message: "no such file".into(),
-            });
-        }
-        let db = builder()
-            .open_read_only(path)
-            .map_err(|e| open_error(path, e))?;
+        existing_file(path)?;
+        let open = || {
+            guard::guarded(path, || {
+                builder()
+                    .open_read_only(path)
+                    .map_err(|e| open_error(path, e))
+            })
+        };
+        let db = match open() {
+            Ok(db) => db,
+            Err(StoreError::Open { message, .. }) if message.contains("repair") => {
+                Store::repair(path)?;
+                open()?
+            }
+            Err(e) => return Err(e),
+        };
         let store = Store {
-            db: Db::Read(db),
+            db: Some(Db::Read(db)),
             path: path.to_path_buf(),
         };
         store.check_schema()?;
         Ok(store)
     }
 
+    /// Repairs a store left by a killed writer: opens it for writing (which
+    /// runs redb's repair) and closes it.
+    fn repair(path: &Path) -> Result<(), StoreError> {
+        let db = guard::guarded(path, || {
+            builder().open(path).map_err(|e| match open_error(path, e) {
+                e @ StoreError::InUse { .. } => e,
+                StoreError::Open { message, .. } => StoreError::Open {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "its last writer stopped without closing it, and repairing it failed: {message}"
+                    ),
+                },
+                e => e,
+            })
+        })?;
+        if guard::drop_guarded(path, db) {
+            return Err(StoreError::Damaged {
+                path: path.to_path_buf(),
+                message: "closing it after repair failed".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks the whole file's integrity (redb's page checksums and tree
+    /// structure); repairs what redb can. Needs the store to be free of
+    /// writers and readers. `Ok(true)`: intact (or repaired), `Ok(false)`:
+    /// damaged beyond repair.
+    pub fn check_integrity(path: &Path) -> Result<bool, StoreError> {
+        existing_file(path)?;
+        guard::guarded(path, || {
+            let damaged = |message: String| StoreError::Damaged {
+                path: path.to_path_buf(),
+                message,
+            };
+            let mut db = builder()
+                .open(path)
+                .map_err(|e| match open_error(path, e) {
+                    StoreError::Open { message, .. } => damaged(message),
+                    e => e,
+                })?;
+            db.check_integrity().map_err(|e| damaged(e.to_string()))
+        })
+    }
+
+    /// Compacts the file (gives back free pages); needs the store to be free
+    /// of writers and readers. Returns the file size before and after.
+    pub fn compact(path: &Path) -> Result<(u64, u64), StoreError> {
+        existing_file(path)?;
+        let size = || std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let before = size();
+        guard::guarded(path, || {
+            let mut db = builder().open(path).map_err(|e| open_error(path, e))?;
+            while db.compact().map_err(engine)? {}
+            Ok(())
+        })?;
+        Ok((before, size()))
+    }
+
+    fn db(&self) -> &Db {
+        self.db.as_ref().expect("the database is open until drop")
+    }
+
     /// Whether this handle may write.
     pub fn is_writable(&self) -> bool {
-        matches!(self.db, Db::Write(_))
+        matches!(self.db(), Db::Write(_))
     }
 
     fn writer(&self) -> Result<&Database, StoreError> {
-        match &self.db {
+        match self.db() {
             Db::Write(d) => Ok(d),
             Db::Read(_) => Err(StoreError::ReadOnly {
                 path: self.path.clone(),
@@ -320,17 +449,34 @@ impl Store {
         }
     }
 
+    /// Runs `f` in one write transaction and commits it, guarded.
+    fn write(
+        &self,
+        f: impl FnOnce(&redb::WriteTransaction) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let db = self.writer()?;
+        guard::guarded(&self.path, || {
+            let tx = db.begin_write().map_err(engine)?;
+            f(&tx)?;
+            tx.commit().map_err(engine)
+        })
+    }
+
     fn begin_read(&self) -> Result<redb::ReadTransaction, StoreError> {
-        match &self.db {
-            Db::Write(d) => d.begin_read(),
-            Db::Read(d) => d.begin_read(),
-        }
-        .map_err(engine)
+        guard::guarded(&self.path, || {
+            match self.db() {
+                Db::Write(d) => d.begin_read(),
+                Db::Read(d) => d.begin_read(),
+            }
+            .map_err(engine)
+        })
     }
 
     fn is_empty_file(&self) -> Result<bool, StoreError> {
         let tx = self.begin_read()?;
-        Ok(tx.list_tables().map_err(engine)?.next().is_none())
+        guard::guarded(&self.path, || {
+            Ok(tx.list_tables().map_err(engine)?.next().is_none())
+        })
     }
 
     fn check_schema(&self) -> Result<(), StoreError> {
@@ -354,23 +500,24 @@ impl Store {
     /// A metadata value.
     pub fn meta(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let tx = self.begin_read()?;
-        let table = match tx.open_table(META) {
-            Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
-            Err(e) => return Err(engine(e)),
-        };
-        Ok(table.get(key).map_err(engine)?.map(|v| v.value().to_vec()))
+        guard::guarded(&self.path, || {
+            let table = match tx.open_table(META) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+                Err(e) => return Err(engine(e)),
+            };
+            Ok(table.get(key).map_err(engine)?.map(|v| v.value().to_vec()))
+        })
     }
 
     /// Sets a metadata value (not `schema`).
     pub fn set_meta(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
         assert_ne!(key, "schema", "the schema version is not metadata to set");
-        let tx = self.writer()?.begin_write().map_err(engine)?;
-        {
+        self.write(|tx| {
             let mut meta = tx.open_table(META).map_err(engine)?;
             meta.insert(key, value).map_err(engine)?;
-        }
-        tx.commit().map_err(engine)
+            Ok(())
+        })
     }
 
     /// The record of a position, if proven.
@@ -381,7 +528,8 @@ impl Store {
     /// A read snapshot, for many lookups without a transaction each.
     pub fn reader(&self) -> Result<StoreReader, StoreError> {
         Ok(StoreReader {
-            tx: self.begin_read()?,
+            tx: Some(self.begin_read()?),
+            path: self.path.clone(),
         })
     }
 
@@ -391,21 +539,22 @@ impl Store {
         if items.is_empty() {
             return Ok(());
         }
-        let tx = self.writer()?.begin_write().map_err(engine)?;
-        {
+        self.write(|tx| {
             let mut table = tx.open_table(rules.table()).map_err(engine)?;
             for (k, r) in items {
                 table.insert(k, &r.to_bytes()).map_err(engine)?;
             }
-        }
-        tx.commit().map_err(engine)
+            Ok(())
+        })
     }
 
     /// Number of proven positions under a rule set.
     pub fn len(&self, rules: Rules) -> Result<u64, StoreError> {
         let tx = self.begin_read()?;
-        let table = tx.open_table(rules.table()).map_err(engine)?;
-        table.len().map_err(engine)
+        guard::guarded(&self.path, || {
+            let table = tx.open_table(rules.table()).map_err(engine)?;
+            table.len().map_err(engine)
+        })
     }
 
     /// Size of the database file in bytes.
@@ -416,35 +565,54 @@ impl Store {
 
 /// A read snapshot of the store.
 pub struct StoreReader {
-    tx: redb::ReadTransaction,
+    /// `None` only while being dropped.
+    tx: Option<redb::ReadTransaction>,
+    path: PathBuf,
+}
+
+impl Drop for StoreReader {
+    fn drop(&mut self) {
+        if let Some(tx) = self.tx.take() {
+            guard::drop_guarded(&self.path, tx);
+        }
+    }
 }
 
 impl StoreReader {
-    /// The record of a position, if proven.
-    pub fn get(&self, rules: Rules, key: &Key) -> Result<Option<Record>, StoreError> {
-        let table = match self.tx.open_table(rules.table()) {
-            Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
-            Err(e) => return Err(engine(e)),
-        };
-        match table.get(key).map_err(engine)? {
-            Some(v) => Ok(Some(Record::from_bytes(v.value())?)),
-            None => Ok(None),
-        }
+    fn tx(&self) -> &redb::ReadTransaction {
+        self.tx.as_ref().expect("the snapshot is open until drop")
     }
 
-    /// Calls `f` on every record under a rule set, in key order.
+    /// The record of a position, if proven.
+    pub fn get(&self, rules: Rules, key: &Key) -> Result<Option<Record>, StoreError> {
+        guard::guarded(&self.path, || {
+            let table = match self.tx().open_table(rules.table()) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+                Err(e) => return Err(engine(e)),
+            };
+            match table.get(key).map_err(engine)? {
+                Some(v) => Ok(Some(Record::from_bytes(v.value())?)),
+                None => Ok(None),
+            }
+        })
+    }
+
+    /// Calls `f` on every record under a rule set, in key order. (A panic
+    /// of `f` itself is reported as a damaged store too: keep `f` simple.)
     pub fn for_each(
         &self,
         rules: Rules,
         mut f: impl FnMut(&Key, Record) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let table = self.tx.open_table(rules.table()).map_err(engine)?;
-        for item in table.iter().map_err(engine)? {
-            let (k, v) = item.map_err(engine)?;
-            f(k.value(), Record::from_bytes(v.value())?)?;
-        }
-        Ok(())
+        guard::guarded(&self.path, || {
+            let table = self.tx().open_table(rules.table()).map_err(engine)?;
+            for item in table.iter().map_err(engine)? {
+                let (k, v) = item.map_err(engine)?;
+                f(k.value(), Record::from_bytes(v.value())?)?;
+            }
+            Ok(())
+        })
     }
 }
 
