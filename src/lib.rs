@@ -12,6 +12,8 @@
 //!   the checker reads.
 //! - [`web`], [`openings`]: browse, serve and the first-move table.
 //! - [`cli`]: the command line, a thin layer over the rest.
+//! - [`vocab`]: plain vocabulary shared by all of them (the rule set,
+//!   move codes): names and codes only, no rules logic.
 pub mod check;
 pub mod cli;
 pub mod openings;
@@ -20,5 +22,6 @@ pub mod search;
 pub mod store;
 pub mod tablefile;
 pub mod tables;
+pub mod vocab;
 pub mod web;
 pub mod wintree;

@@ -2,7 +2,7 @@
 //! (`data/openings.tsv`, compiled in) and what this project has certified
 //! itself (win-tree files in `proofs/` with their JSON sidecars).
 
-use crate::rules::{Position, RuleSet};
+use crate::rules::{Position, Rules};
 use crate::wintree::WinTree;
 use serde::Serialize;
 use std::fmt;
@@ -198,7 +198,7 @@ fn sidecar_of(tree: &Path) -> PathBuf {
 pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
     let side = sidecar_of(tree);
     let mut line_text: Option<String> = None;
-    let mut rules = RuleSet::International.name().to_string();
+    let mut rules = Rules::International.name().to_string();
     let mut winner = None;
     let mut positions = None;
     let mut verified = None;
@@ -252,7 +252,7 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
             let mut pos = start;
             let mut ms = Vec::new();
             for c in t.prolog() {
-                let Some(m) = crate::web::source::move_of_code(&pos, c.0) else {
+                let Some(m) = crate::web::source::move_of_code(&pos, c) else {
                     break;
                 };
                 pos.play_unchecked(m);

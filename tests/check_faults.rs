@@ -4,7 +4,7 @@
 mod common;
 
 use antiproof::check::{ReasonKind, Rules, TreeOptions, Verdict, check_tree};
-use antiproof::rules::{Color, Position, RuleSet};
+use antiproof::rules::{Color, Position};
 use antiproof::wintree::{
     FLAG_CHILD, FLAG_TRANSPOSITION, MoveCode, NodeKind, ProofDag, WinTree, WriteOptions, write_tree,
 };
@@ -132,14 +132,14 @@ fn originals_are_certified_and_every_mutation_is_rejected() {
         let i = inner[rng.below(inner.len())];
         let mut dag = p.dag.clone();
         let pos = p.positions[i];
-        let legal: Vec<u16> = pos.legal_moves().iter().map(|m| m.watkins_code()).collect();
+        let legal: Vec<MoveCode> = pos.legal_moves().iter().map(|m| m.watkins_code()).collect();
         let leaf = dag.add_node();
         let k = rng.below(dag.nodes[i].children.len() + 1);
-        let (code, allowed): (u16, &[ReasonKind]) = match n % 3 {
+        let (code, allowed): (MoveCode, &[ReasonKind]) = match n % 3 {
             0 => {
                 let c = loop {
-                    let c = (rng.next() & 0x7fff) as u16;
-                    if !legal.iter().any(|l| l & 0x7fff == c) {
+                    let c = MoveCode::from_raw(rng.next() as u16).cleared();
+                    if !legal.iter().any(|l| l.same_move(c)) {
                         break c;
                     }
                 };
@@ -154,21 +154,15 @@ fn originals_are_certified_and_every_mutation_is_rejected() {
             }
             1 if winner_node(p, i) && legal.len() > 1 => {
                 let cur = dag.nodes[i].children[0].0;
-                let other = *legal
-                    .iter()
-                    .find(|&&l| !cur.same_move(MoveCode(l)))
-                    .unwrap();
+                let other = *legal.iter().find(|&&l| !cur.same_move(l)).unwrap();
                 (other, &[ReasonKind::WinnerChildren])
             }
             _ => {
                 let (c, _) = dag.nodes[i].children[rng.below(dag.nodes[i].children.len())];
-                (
-                    c.0,
-                    &[ReasonKind::DuplicateMove, ReasonKind::WinnerChildren],
-                )
+                (c, &[ReasonKind::DuplicateMove, ReasonKind::WinnerChildren])
             }
         };
-        dag.nodes[i].children.insert(k, (MoveCode(code), leaf));
+        dag.nodes[i].children.insert(k, (code, leaf));
         tally.record(
             "add an extra or illegal child",
             verdict(&write(p, &dag), &opts_for(p)),
@@ -179,15 +173,15 @@ fn originals_are_certified_and_every_mutation_is_rejected() {
     // 3. Replace a winner move by another legal move (keeping the subtree).
     for _ in 0..PER_KIND {
         let p = &proofs[rng.below(proofs.len())];
-        let cands: Vec<(usize, Vec<u16>)> = (0..p.dag.nodes.len())
+        let cands: Vec<(usize, Vec<MoveCode>)> = (0..p.dag.nodes.len())
             .filter(|&i| winner_node(p, i) && !p.dag.nodes[i].children.is_empty())
             .map(|i| {
                 let cur = p.dag.nodes[i].children[0].0;
-                let others: Vec<u16> = p.positions[i]
+                let others: Vec<MoveCode> = p.positions[i]
                     .legal_moves()
                     .iter()
                     .map(|m| m.watkins_code())
-                    .filter(|&c| !cur.same_move(MoveCode(c)))
+                    .filter(|&c| !cur.same_move(c))
                     .collect();
                 (i, others)
             })
@@ -195,7 +189,7 @@ fn originals_are_certified_and_every_mutation_is_rejected() {
             .collect();
         let (i, others) = &cands[rng.below(cands.len())];
         let mut dag = p.dag.clone();
-        dag.nodes[*i].children[0].0 = MoveCode(others[rng.below(others.len())]);
+        dag.nodes[*i].children[0].0 = others[rng.below(others.len())];
         tally.record(
             "replace a winner move",
             verdict(&write(p, &dag), &opts_for(p)),
@@ -453,18 +447,18 @@ fn fics_only_wins_rejected_under_international() {
         let Ok(pos) = Position::from_pieces(pieces, Color::White, None) else {
             continue;
         };
-        if pos.outcome(RuleSet::Fics).is_some() {
+        if pos.outcome(Rules::Fics).is_some() {
             continue;
         }
         // Cheap filter: a FICS win for White that International rules do
         // not give.
-        let Some(p) = try_prove(pos, RuleSet::Fics, Color::White) else {
+        let Some(p) = try_prove(pos, Rules::Fics, Color::White) else {
             continue;
         };
         let fics_only = p.positions.iter().zip(&p.dag.nodes).any(|(q, n)| {
             n.children.is_empty()
-                && q.outcome(RuleSet::Fics).and_then(|o| o.winner()) == Some(Color::White)
-                && q.outcome(RuleSet::International).and_then(|o| o.winner()) != Some(Color::White)
+                && q.outcome(Rules::Fics).and_then(|o| o.winner()) == Some(Color::White)
+                && q.outcome(Rules::International).and_then(|o| o.winner()) != Some(Color::White)
         });
         if !fics_only {
             continue;
@@ -496,7 +490,7 @@ fn fics_only_wins_rejected_under_international() {
     assert!(found >= 100, "only {found} FICS-only proofs found");
 }
 
-fn try_prove(pos: Position, rules: RuleSet, winner: Color) -> Option<Proof> {
+fn try_prove(pos: Position, rules: Rules, winner: Color) -> Option<Proof> {
     common::try_prove_from(pos, &[], rules, winner, 3_000)
 }
 

@@ -1,7 +1,10 @@
 //! The checker must not share code with the prover: `src/check/`, the
-//! win-tree module it reads files with, and the rules-free half of the
-//! endgame tables it reads and certifies tables with (`src/tablefile/`)
-//! import nothing from the project's rules, search or tables modules.
+//! win-tree module it reads files with, the rules-free half of the
+//! endgame tables it reads and certifies tables with (`src/tablefile/`),
+//! the proof store it reads proofs from (`src/store/`) and the shared
+//! vocabulary (`src/vocab/`) import nothing from the project's rules,
+//! search or tables modules; the vocabulary does not use shakmaty either
+//! (names and codes only, no rules logic).
 
 use std::path::Path;
 
@@ -16,14 +19,21 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-#[test]
-fn checker_imports_no_prover_code() {
+fn files_under(dirs: &[&str]) -> Vec<std::path::PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
-    rust_files(&root.join("check"), &mut files);
-    rust_files(&root.join("wintree"), &mut files);
-    rust_files(&root.join("tablefile"), &mut files);
-    assert!(files.len() >= 10, "{files:?}");
+    for d in dirs {
+        let before = files.len();
+        rust_files(&root.join(d), &mut files);
+        assert!(files.len() > before, "no Rust files under src/{d}");
+    }
+    files
+}
+
+#[test]
+fn checker_imports_no_prover_code() {
+    let files = files_under(&["check", "wintree", "tablefile", "store", "vocab"]);
+    assert!(files.len() >= 14, "{files:?}");
     let banned = ["rules", "search", "tables"];
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
@@ -55,6 +65,24 @@ fn checker_imports_no_prover_code() {
                         n + 1
                     );
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn vocabulary_holds_no_rules_logic() {
+    for f in files_under(&["vocab"]) {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap();
+            for pat in ["shakmaty", "crate::", "super::super"] {
+                assert!(
+                    !code.contains(pat),
+                    "{}:{}: the vocabulary must not use `{pat}`: {line}",
+                    f.display(),
+                    n + 1
+                );
             }
         }
     }

@@ -6,9 +6,9 @@ mod common;
 use antiproof::check::{
     Reason, ReasonKind, Rules, TreeOptions, Verdict, check_store, check_tree, game,
 };
-use antiproof::rules::{Color, Position, RuleSet};
+use antiproof::rules::{Color, Position};
 use antiproof::store::{self, Store};
-use antiproof::wintree::WinTree;
+use antiproof::wintree::{MoveCode, WinTree};
 use common::{Rng, ladder, temp_dir};
 use shakmaty::variant::Antichess;
 use shakmaty::{CastlingMode, Position as _};
@@ -106,14 +106,11 @@ fn store_proofs_are_certified_and_faults_found() {
             let mut m = map.clone();
             let k = wins[rng.below(wins.len())];
             let pos = Position::unpack(&antiproof::rules::PackedPosition(k)).unwrap();
-            let legal: Vec<u16> = pos
-                .legal_moves()
-                .iter()
-                .map(|x| x.watkins_code() & 0x7fff)
-                .collect();
+            let legal: Vec<MoveCode> = pos.legal_moves().iter().map(|x| x.watkins_code()).collect();
             let bad = loop {
-                let c = (rng.next() & 0x0fff) as u16;
-                if !legal.contains(&c) && (c & 63) != (c >> 6) & 63 {
+                let c = MoveCode::from_raw(rng.next() as u16);
+                let c = MoveCode::new(c.from(), c.to(), 0, false);
+                if !legal.iter().any(|l| l.same_move(c)) && c.from() != c.to() {
                     break c;
                 }
             };
@@ -262,7 +259,7 @@ fn fics_rules_only_win_is_rejected_under_international() {
     let fen = "8/8/8/8/8/p7/P7/7k w - - 0 1";
     let pos = Position::from_fen(fen).unwrap();
     let s = shak(&pos);
-    assert!(s.legal_moves().is_empty() || pos.outcome(RuleSet::Fics).is_some());
+    assert!(s.legal_moves().is_empty() || pos.outcome(Rules::Fics).is_some());
     let _ = Reason::NullMove;
 }
 

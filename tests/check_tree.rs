@@ -3,7 +3,7 @@
 mod common;
 
 use antiproof::check::{Rules, TreeOptions, Verdict, check_tree};
-use antiproof::wintree::WinTree;
+use antiproof::wintree::{MoveCode, WinTree};
 use common::ladder;
 
 #[test]
@@ -24,12 +24,12 @@ fn ladder_proofs_are_certified() {
     }
 }
 
-fn one_child_file(data: u32, mv: u16) -> Vec<u8> {
+fn one_child_file(data: u32, mv: MoveCode) -> Vec<u8> {
     let mut b = Vec::new();
     b.extend_from_slice(&(2u32 | antiproof::wintree::FLAG_CHILD).to_le_bytes());
     b.extend_from_slice(&0u16.to_le_bytes());
     b.extend_from_slice(&data.to_le_bytes());
-    b.extend_from_slice(&mv.to_le_bytes());
+    b.extend_from_slice(&mv.raw().to_le_bytes());
     b
 }
 
@@ -38,8 +38,8 @@ fn one_child_file(data: u32, mv: u16) -> Vec<u8> {
 #[test]
 fn unsolved_and_null_moves_are_reported() {
     use antiproof::check::ReasonKind;
-    use antiproof::wintree::{MoveCode, NodeKind, UNSOLVED_INDEX};
-    let e2e3 = MoveCode::from_uci("e2e3").unwrap().0;
+    use antiproof::wintree::{NodeKind, UNSOLVED_INDEX};
+    let e2e3 = MoveCode::from_uci("e2e3").unwrap();
     let opts = TreeOptions {
         winner: Some(shakmaty::Color::White),
         ..TreeOptions::default()
@@ -54,7 +54,7 @@ fn unsolved_and_null_moves_are_reported() {
     assert_eq!(t.node(1).unwrap().kind, NodeKind::Unsolved);
     assert_eq!(kind(b), ReasonKind::Unsolved);
     // An unsolved move code.
-    let b = one_child_file(0, e2e3 ^ 0xf000);
+    let b = one_child_file(0, e2e3.as_unsolved());
     assert!(
         WinTree::from_vec(b.clone())
             .unwrap()
@@ -64,7 +64,7 @@ fn unsolved_and_null_moves_are_reported() {
     );
     assert_eq!(kind(b), ReasonKind::Unsolved);
     // Null moves, both spellings.
-    for null in [0xfedc, 0x0edc] {
+    for null in [MoveCode::NULL, MoveCode::NULL_ALT] {
         let b = one_child_file(0, null);
         assert!(
             WinTree::from_vec(b.clone())

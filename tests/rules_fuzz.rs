@@ -105,7 +105,7 @@ fn move_and_line_readers_never_panic() {
         if let Some(u) = UciMove::parse(&s) {
             assert_eq!(UciMove::parse(&u.to_string()), Some(u));
         }
-        let _ = UciMove::from_watkins(rng.next() as u16);
+        let _ = UciMove::from_watkins(antiproof::vocab::MoveCode::from_raw(rng.next() as u16));
         let _ = pos.play_line_str(&s);
         let _ = split_line(&s);
     }

@@ -7,7 +7,7 @@
 
 mod common;
 
-use antiproof::rules::{Color, Outcome, Position, RuleSet};
+use antiproof::rules::{Color, Outcome, Position, Rules};
 use common::Rng;
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
@@ -37,7 +37,7 @@ fn start_fens() -> Vec<String> {
 
 /// The game end shakmaty implies under a rule set (FICS from its stalemate
 /// and piece counts).
-fn expected_outcome(sh: &Antichess, rules: RuleSet) -> Option<Outcome> {
+fn expected_outcome(sh: &Antichess, rules: Rules) -> Option<Outcome> {
     let color = |c: shakmaty::Color| {
         if c.is_white() {
             Color::White
@@ -53,10 +53,10 @@ fn expected_outcome(sh: &Antichess, rules: RuleSet) -> Option<Outcome> {
     }
     if sh.legal_moves().is_empty() {
         return Some(match rules {
-            RuleSet::International => Outcome::Win(color(turn)),
-            RuleSet::Fics if ours < theirs => Outcome::Win(color(turn)),
-            RuleSet::Fics if ours > theirs => Outcome::Win(color(!turn)),
-            RuleSet::Fics => Outcome::Draw,
+            Rules::International => Outcome::Win(color(turn)),
+            Rules::Fics if ours < theirs => Outcome::Win(color(turn)),
+            Rules::Fics if ours > theirs => Outcome::Win(color(!turn)),
+            Rules::Fics => Outcome::Draw,
         });
     }
     match sh.outcome() {
@@ -106,7 +106,7 @@ fn compare(pos: &Position, sh: &Antichess, ctx: &str) {
     );
     let sh_capture = sh_legal.iter().any(|m| m.is_capture());
     assert_eq!(pos.has_capture(), sh_capture, "{ctx}: has_capture {fen}");
-    for rules in RuleSet::ALL {
+    for rules in Rules::ALL {
         assert_eq!(
             pos.outcome(rules),
             expected_outcome(sh, rules),
@@ -147,7 +147,7 @@ fn run(positions: usize, seed: u64) -> usize {
             compare(&pos, &sh, &format!("game {game} ply {ply} from {fen}"));
             compared += 1;
             let legal = pos.legal_moves();
-            if legal.is_empty() || pos.is_game_over(RuleSet::International) {
+            if legal.is_empty() || pos.is_game_over(Rules::International) {
                 break;
             }
             let m = legal[rng.below(legal.len())];
@@ -190,7 +190,7 @@ fn outcome_cases_file() {
         }
         let fen = line.split('\t').next().unwrap();
         let pos = Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
-        let got = pos.outcome(RuleSet::International);
+        let got = pos.outcome(Rules::International);
         let expected = match fen {
             "8/8/8/8/8/6b1/4B3/8 w - - 0 1" | "6B1/8/8/8/1b6/8/8/5B2 b - - 0 1" => {
                 Some(Outcome::Draw)
@@ -216,9 +216,9 @@ fn outcome_cases_file() {
     assert!(rows >= 17, "{rows} rows");
     // FICS: stalemate with pieces left by piece count.
     let pos = Position::from_fen("8/p7/P7/8/8/8/8/8 b - - 0 1").unwrap();
-    assert_eq!(pos.outcome(RuleSet::Fics), Some(Outcome::Draw));
+    assert_eq!(pos.outcome(Rules::Fics), Some(Outcome::Draw));
     let pos = Position::from_fen("8/p7/P7/8/8/8/8/7R b - - 0 1").unwrap();
-    assert_eq!(pos.outcome(RuleSet::Fics), Some(Outcome::Win(Color::Black)));
+    assert_eq!(pos.outcome(Rules::Fics), Some(Outcome::Win(Color::Black)));
     let pos = Position::from_fen("8/p7/P7/8/8/8/8/7r b - - 0 1").unwrap();
-    assert!(pos.outcome(RuleSet::Fics).is_none());
+    assert!(pos.outcome(Rules::Fics).is_none());
 }

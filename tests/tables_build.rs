@@ -1,7 +1,7 @@
 //! Endgame tables: built, certified with shakmaty, and checked against a
 //! direct search and known facts (issue 6).
 
-use antiproof::rules::{Color, Piece, Position, Role, RuleSet, Square};
+use antiproof::rules::{Color, Piece, Position, Role, Rules, Square};
 use antiproof::tables::certify::{self, CertifyError};
 use antiproof::tables::{Layout, Material, Table, TableSet, Tables, Value};
 use shakmaty::fen::Fen;
@@ -19,13 +19,10 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// All 2- and 3-man tables of a rule set, built once per test binary.
-fn small_tables(rules: RuleSet) -> &'static Tables {
-    static INTL: OnceLock<Tables> = OnceLock::new();
-    static FICS: OnceLock<Tables> = OnceLock::new();
-    let cell = match rules {
-        RuleSet::International => &INTL,
-        RuleSet::Fics => &FICS,
-    };
+fn small_tables(rules: Rules) -> &'static Tables {
+    static BUILT: [OnceLock<Tables>; Rules::ALL.len()] =
+        [const { OnceLock::new() }; Rules::ALL.len()];
+    let cell = &BUILT[rules.code() as usize];
     cell.get_or_init(|| {
         let t = Tables::open_building(scratch(&format!("small-{rules}")), rules);
         for m in Material::all_up_to(3) {
@@ -45,7 +42,7 @@ fn certify_one(tables: &Tables, m: &Material) -> Result<certify::Certified, Cert
     certify::certify(&t, &TableSet(set))
 }
 
-fn certify_small(rules: RuleSet) {
+fn certify_small(rules: Rules) {
     let tables = small_tables(rules);
     let materials = Material::all_up_to(3);
     assert_eq!(materials.len(), 21 + 126);
@@ -60,12 +57,12 @@ fn certify_small(rules: RuleSet) {
 
 #[test]
 fn all_2_and_3_man_tables_build_and_certify_international() {
-    certify_small(RuleSet::International);
+    certify_small(Rules::International);
 }
 
 #[test]
 fn all_2_and_3_man_tables_build_and_certify_fics() {
-    certify_small(RuleSet::Fics);
+    certify_small(Rules::Fics);
 }
 
 fn rules_pos(fen: &str) -> Position {
@@ -74,8 +71,8 @@ fn rules_pos(fen: &str) -> Position {
 
 #[test]
 fn known_facts_stalemate_and_game_ends() {
-    let intl = small_tables(RuleSet::International);
-    let fics = small_tables(RuleSet::Fics);
+    let intl = small_tables(Rules::International);
+    let fics = small_tables(Rules::Fics);
     // White's pawn is blocked: no legal move.
     let blocked = rules_pos("8/8/8/8/8/p7/P7/8 w - - 0 1");
     assert_eq!(intl.value(&blocked).unwrap(), Value::Win(0));
@@ -106,7 +103,7 @@ fn known_facts_stalemate_and_game_ends() {
 
 #[test]
 fn en_passant_positions_are_resolved_one_ply_ahead() {
-    let intl = small_tables(RuleSet::International);
+    let intl = small_tables(Rules::International);
     // Black just played d7-d5; White must take en passant and leaves Black
     // without men: Black, to move, wins.
     let ep = rules_pos("8/8/8/3pP3/8/8/8/8 w - d6 0 1");
@@ -118,7 +115,7 @@ fn en_passant_positions_are_resolved_one_ply_ahead() {
     assert!(no_ep.ep_square().is_none());
     assert_eq!(
         intl.value(&no_ep).unwrap(),
-        search_value(&no_ep, RuleSet::International, 9)
+        search_value(&no_ep, Rules::International, 9)
     );
     // Black to move: both d7-d6 and d7-d5 hand White a compulsory capture
     // that leaves Black without men.
@@ -134,18 +131,18 @@ fn shak(pos: &Position) -> Antichess {
 }
 
 /// The game end of a position without moves, for the side to move.
-fn no_moves(pos: &Antichess, rules: RuleSet) -> Value {
+fn no_moves(pos: &Antichess, rules: Rules) -> Value {
     let (us, them) = (pos.us().count(), pos.them().count());
     match rules {
-        RuleSet::International => Value::Win(0),
-        RuleSet::Fics if us < them => Value::Win(0),
-        RuleSet::Fics if us > them => Value::Loss(0),
-        RuleSet::Fics => Value::Draw,
+        Rules::International => Value::Win(0),
+        Rules::Fics if us < them => Value::Win(0),
+        Rules::Fics if us > them => Value::Loss(0),
+        Rules::Fics => Value::Draw,
     }
 }
 
 /// Whether the side to move forces a win within `d` plies.
-fn wins_within(pos: &Antichess, d: u16, rules: RuleSet) -> bool {
+fn wins_within(pos: &Antichess, d: u16, rules: Rules) -> bool {
     let moves = pos.legal_moves();
     if moves.is_empty() {
         return no_moves(pos, rules) == Value::Win(0);
@@ -161,7 +158,7 @@ fn wins_within(pos: &Antichess, d: u16, rules: RuleSet) -> bool {
 }
 
 /// Whether the side to move loses by force within `d` plies.
-fn loses_within(pos: &Antichess, d: u16, rules: RuleSet) -> bool {
+fn loses_within(pos: &Antichess, d: u16, rules: Rules) -> bool {
     let moves = pos.legal_moves();
     if moves.is_empty() {
         return no_moves(pos, rules) == Value::Loss(0);
@@ -178,7 +175,7 @@ fn loses_within(pos: &Antichess, d: u16, rules: RuleSet) -> bool {
 
 /// The value by iterative deepening up to `max` plies, or `Draw` if
 /// neither side forces a win that soon.
-fn search_value(pos: &Position, rules: RuleSet, max: u16) -> Value {
+fn search_value(pos: &Position, rules: Rules, max: u16) -> Value {
     let p = shak(pos);
     for d in 0..=max {
         if wins_within(&p, d, rules) {
@@ -253,7 +250,7 @@ fn agree_with_search(tables: &Tables, materials: &[Material], per: usize, max_de
 
 #[test]
 fn small_table_values_agree_with_a_direct_search() {
-    for rules in RuleSet::ALL {
+    for rules in Rules::ALL {
         let tables = small_tables(rules);
         let n = agree_with_search(tables, &Material::all_up_to(3), 3, 5);
         assert!(n > 200, "{rules}: only {n} positions searched");
@@ -263,7 +260,7 @@ fn small_table_values_agree_with_a_direct_search() {
 #[test]
 fn four_man_tables_pawnless_and_with_pawns() {
     // Built next to the shared 3-man tables, which they need.
-    let tables = small_tables(RuleSet::International);
+    let tables = small_tables(Rules::International);
     let dir = tables.dir().to_path_buf();
     let materials: Vec<Material> = ["KBNvK", "KKKvP"]
         .iter()
@@ -284,7 +281,7 @@ fn four_man_tables_pawnless_and_with_pawns() {
     let n = agree_with_search(tables, &materials, 4, 5);
     assert!(n >= 6, "{n}");
     // Built once, then reused from the files.
-    let again = Tables::open(&dir, RuleSet::International);
+    let again = Tables::open(&dir, Rules::International);
     let p = rules_pos("8/8/8/4p3/8/8/8/K1K1K3 w - - 0 1");
     assert_eq!(again.probe(&p), Some(tables.value(&p).unwrap()));
     // More than 4 men is an error, not a guess.
@@ -295,7 +292,7 @@ fn four_man_tables_pawnless_and_with_pawns() {
 
 #[test]
 fn a_wrong_entry_is_rejected_and_named() {
-    let tables = small_tables(RuleSet::International);
+    let tables = small_tables(Rules::International);
     let m: Material = "KvK".parse().unwrap();
     let t = tables.table(&m).unwrap();
     let mut data = t.bytes().to_vec();
@@ -309,7 +306,7 @@ fn a_wrong_entry_is_rejected_and_named() {
     data[i as usize] += 2;
     let bad = Arc::new(Table::from_data(
         layout,
-        RuleSet::International,
+        Rules::International,
         data,
         Vec::new(),
         t.header.stats,
@@ -345,7 +342,7 @@ fn closure(m: Material) -> Vec<Material> {
 /// its own entries certified, and the en-passant cases probed both ways.
 #[test]
 fn four_man_with_en_passant_kpvkp() {
-    let tables = small_tables(RuleSet::International);
+    let tables = small_tables(Rules::International);
     let m: Material = "KPvKP".parse().unwrap();
     tables.table(&m).unwrap();
     let c = certify_one(tables, &m).unwrap_or_else(|e| panic!("{m}: {e}"));
@@ -358,10 +355,10 @@ fn four_man_with_en_passant_kpvkp() {
     ] {
         let p = rules_pos(fen);
         let v = tables.value(&p).unwrap();
-        let s = certify::probe_shakmaty(&shak(&p), RuleSet::International, tables).unwrap();
+        let s = certify::probe_shakmaty(&shak(&p), Rules::International, tables).unwrap();
         assert_eq!(v, s, "{fen}");
         if v.dtw().is_some_and(|d| d <= 5) {
-            assert_eq!(search_value(&p, RuleSet::International, 5), v, "{fen}");
+            assert_eq!(search_value(&p, Rules::International, 5), v, "{fen}");
         }
     }
     assert!(agree_with_search(tables, &[m], 6, 5) >= 3);
@@ -372,7 +369,7 @@ fn four_man_with_en_passant_kpvkp() {
 #[test]
 #[ignore]
 fn four_man_with_en_passant_kpvkp_closure_certified() {
-    let tables = small_tables(RuleSet::International);
+    let tables = small_tables(Rules::International);
     let all = closure("KPvKP".parse().unwrap());
     for m in all.iter().filter(|m| m.men() == 4) {
         certify_one(tables, m).unwrap_or_else(|e| panic!("{m}: {e}"));
@@ -385,7 +382,7 @@ fn four_man_with_en_passant_kpvkp_closure_certified() {
 #[test]
 #[ignore]
 fn all_4_man_tables_build_and_certify() {
-    for rules in RuleSet::ALL {
+    for rules in Rules::ALL {
         let dir = std::env::var_os("ANTIPROOF_TABLES_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(|| scratch(&format!("all4-{rules}")))
@@ -441,8 +438,8 @@ fn watkins_2019_double_en_passant_position_is_a_draw() {
     let dir = std::env::var_os("ANTIPROOF_TABLES_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| scratch("double-ep"))
-        .join(RuleSet::International.name());
-    let tables = Tables::open_building(&dir, RuleSet::International);
+        .join(Rules::International.name());
+    let tables = Tables::open_building(&dir, Rules::International);
     let white = rules_pos("8/8/8/5P2/5p1p/8/6P1/8 w - - 0 1");
     assert_eq!(tables.value(&white).unwrap(), Value::Draw);
     let after_g4 = rules_pos("8/8/8/5P2/5pPp/8/8/8 b - g3 0 1");
@@ -454,7 +451,7 @@ fn watkins_2019_double_en_passant_position_is_a_draw() {
     assert!(matches!(tables.value(&fxg3).unwrap(), Value::Win(_)));
     // The checker's probe agrees.
     for p in [&white, &after_g4] {
-        let s = certify::probe_shakmaty(&shak(p), RuleSet::International, &tables).unwrap();
+        let s = certify::probe_shakmaty(&shak(p), Rules::International, &tables).unwrap();
         assert_eq!(s, Value::Draw);
     }
 }

@@ -8,7 +8,7 @@ mod common;
 use antiproof::check::{
     LeafTables, ReasonKind, Rules, TreeOptions, Verdict, check_store, check_store_with, check_tree,
 };
-use antiproof::rules::{Position, Role, RuleSet};
+use antiproof::rules::{Position, Role};
 use antiproof::tables::{Layout, Material, Table, Tables, Value};
 use antiproof::wintree::{ProofDag, WinTree, WriteOptions, write_tree};
 use common::{Proof, Rng};
@@ -32,7 +32,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// The KKvKK table (and the KKvK, KvKK... below it) built into `dir`.
 fn build_kkvkk(dir: &Path) {
-    let t = Tables::open_building(dir, RuleSet::International);
+    let t = Tables::open_building(dir, Rules::International);
     t.table(&"KKvKK".parse::<Material>().unwrap()).unwrap();
 }
 
@@ -178,7 +178,7 @@ fn wrong_tables_are_rejected() {
     let path = antiproof::tables::format::table_path(
         &dir,
         &"KKvKK".parse::<Material>().unwrap(),
-        RuleSet::International,
+        Rules::International,
     );
     corrupt(&path);
     let t = Arc::new(LeafTables::open(&dir, Rules::International).records_in(None));
@@ -271,7 +271,7 @@ fn certification_records_spare_a_second_certification_of_the_same_bytes() {
     let path = antiproof::tables::format::table_path(
         &dir,
         &"KKvKK".parse::<Material>().unwrap(),
-        RuleSet::International,
+        Rules::International,
     );
     corrupt(&path);
     let (v, _, text) = check(LeafTables::open(&dir, Rules::International));
@@ -298,7 +298,7 @@ fn a_record_file_in_the_table_directory_is_never_trusted() {
     let path = antiproof::tables::format::table_path(
         &dir,
         &"KKvKK".parse::<Material>().unwrap(),
-        RuleSet::International,
+        Rules::International,
     );
     corrupt(&path);
     let t = Table::open(&path, true).unwrap();
@@ -333,7 +333,7 @@ fn scratch_built() -> PathBuf {
     DIR.get_or_init(|| {
         let d = scratch("built");
         build_kkvkk(&d);
-        let t = Tables::open_building(&d, RuleSet::International);
+        let t = Tables::open_building(&d, Rules::International);
         t.table(&"KKKvK".parse::<Material>().unwrap()).unwrap();
         d
     })

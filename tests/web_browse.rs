@@ -4,8 +4,8 @@
 
 mod common;
 
-use antiproof::rules::{Color, Position, RuleSet};
-use antiproof::store::{Key, Record, Rules, Store};
+use antiproof::rules::{Color, Position, Rules};
+use antiproof::store::{Key, Record, Store};
 use antiproof::web::source::{ProofSource, RecordSource, TreeSource};
 use antiproof::web::view::{self, Status};
 use std::collections::HashMap;
@@ -29,7 +29,7 @@ fn fixture() -> &'static Fixture {
         let (bare, _) = common::write_proof(&dir, "e3d5-bare", "e2e3 d7d5", Color::White, false);
         let records = common::prove(
             "e2e3 d7d5",
-            RuleSet::International,
+            Rules::International,
             Color::White,
             common::MAX_NODES,
         )
@@ -62,7 +62,7 @@ fn tree_arg() -> String {
 fn line_to_leaf(src: &dyn ProofSource) -> Vec<String> {
     let mut line: Vec<String> = vec!["e2e3".into(), "d7d5".into()];
     loop {
-        let v = view::view(src, RuleSet::International, &line).unwrap();
+        let v = view::view(src, Rules::International, &line).unwrap();
         match v.moves.first() {
             Some(m) => line.push(m.uci.clone()),
             None => return line,
@@ -132,10 +132,10 @@ fn browse_loser_node_lists_every_legal_move() {
     // one met walking the largest moves.
     let (e4p, _) = common::write_proof(&fixture().dir, "e4", "e2e4", Color::Black, true);
     let e4 = e4p.display().to_string();
-    let src = TreeSource::open(&e4p, RuleSet::International, None).unwrap();
+    let src = TreeSource::open(&e4p, Rules::International, None).unwrap();
     let mut line = vec!["e2e4".to_string()];
     let choice = loop {
-        let v = view::view(&src, RuleSet::International, &line).unwrap();
+        let v = view::view(&src, Rules::International, &line).unwrap();
         if v.status == Status::LoserToMove(Color::Black) && v.moves.len() > 1 {
             break v;
         }
@@ -171,7 +171,7 @@ fn browse_loser_node_lists_every_legal_move() {
 #[test]
 fn browse_game_over_leaf_and_off_the_proof() {
     let f = fixture();
-    let src = TreeSource::open(&f.tree, RuleSet::International, None).unwrap();
+    let src = TreeSource::open(&f.tree, Rules::International, None).unwrap();
     assert_eq!(src.winner(), Some(Color::White));
     let leaf = line_to_leaf(&src);
     let (code, out, _) = browse(&["--tree", &tree_arg(), &leaf.join(",")]);
@@ -211,21 +211,21 @@ fn browse_rejects_bad_moves_with_the_ply() {
 #[test]
 fn tree_bare_tree_and_store_agree_everywhere() {
     let f = fixture();
-    let a = TreeSource::open(&f.tree, RuleSet::International, None).unwrap();
-    let b = TreeSource::open(&f.bare, RuleSet::International, None).unwrap();
-    let c = RecordSource::new("mem".into(), f.records.clone(), RuleSet::International);
+    let a = TreeSource::open(&f.tree, Rules::International, None).unwrap();
+    let b = TreeSource::open(&f.bare, Rules::International, None).unwrap();
+    let c = RecordSource::new("mem".into(), f.records.clone(), Rules::International);
     // A copy: the store file is locked while open, and other tests run
     // `browse --db` on the original at the same time.
     let db = f.dir.join("proof-copy.redb");
     std::fs::copy(&f.db, &db).unwrap();
-    let d = RecordSource::open_store(&db, RuleSet::International).unwrap();
+    let d = RecordSource::open_store(&db, Rules::International).unwrap();
     let mut todo = vec![vec!["e2e3".to_string(), "d7d5".to_string()]];
     let mut nodes = 0;
     while let Some(line) = todo.pop() {
         nodes += 1;
-        let va = view::view(&a, RuleSet::International, &line).unwrap();
+        let va = view::view(&a, Rules::International, &line).unwrap();
         for s in [&b as &dyn ProofSource, &c, &d] {
-            let vs = view::view(s, RuleSet::International, &line).unwrap();
+            let vs = view::view(s, Rules::International, &line).unwrap();
             assert_eq!(va.api(), vs.api(), "{line:?} {}", s.name());
             assert_eq!(va.status, vs.status, "{line:?}");
         }
@@ -250,22 +250,17 @@ fn tree_and_records_agree_with_transpositions() {
     for line in ["d2d3", "e2e4"] {
         let (path, size) = common::write_proof(&dir, line, line, Color::Black, true);
         let bytes = std::fs::read(&path).unwrap();
-        let recs = common::prove(
-            line,
-            RuleSet::International,
-            Color::Black,
-            common::MAX_NODES,
-        )
-        .records_map();
-        let t = TreeSource::open(&path, RuleSet::International, None).unwrap();
+        let recs = common::prove(line, Rules::International, Color::Black, common::MAX_NODES)
+            .records_map();
+        let t = TreeSource::open(&path, Rules::International, None).unwrap();
         assert_eq!(t.winner(), Some(Color::Black));
-        let r = RecordSource::new("mem".into(), recs, RuleSet::International);
+        let r = RecordSource::new("mem".into(), recs, Rules::International);
         let mut todo = vec![vec![line.to_string()]];
         let mut paths = 0;
         while let Some(l) = todo.pop() {
             paths += 1;
-            let vt = view::view(&t, RuleSet::International, &l).unwrap();
-            let vr = view::view(&r, RuleSet::International, &l).unwrap();
+            let vt = view::view(&t, Rules::International, &l).unwrap();
+            let vr = view::view(&r, Rules::International, &l).unwrap();
             assert_eq!(vt.api(), vr.api(), "{l:?}");
             assert_eq!(vt.status, vr.status, "{l:?}");
             for m in &vt.moves {
@@ -291,7 +286,7 @@ fn tree_rooted_at_the_start_position() {
     use antiproof::wintree::{MoveCode, WinTree, WriteOptions, write_tree};
     let proof = common::prove(
         "e2e3 d7d5",
-        RuleSet::International,
+        Rules::International,
         Color::White,
         common::MAX_NODES,
     );
@@ -306,17 +301,17 @@ fn tree_rooted_at_the_start_position() {
         .unwrap()
         .bytes;
     let tree = WinTree::from_vec(bytes).unwrap();
-    let t = TreeSource::new("start".into(), tree, RuleSet::International, None).unwrap();
+    let t = TreeSource::new("start".into(), tree, Rules::International, None).unwrap();
     assert_eq!(t.winner(), Some(Color::White));
-    let v = view::view(&t, RuleSet::International, &[] as &[&str]).unwrap();
+    let v = view::view(&t, Rules::International, &[] as &[&str]).unwrap();
     assert_eq!(v.status, Status::WinnerToMove(Color::White));
     assert_eq!(
         v.json(),
         r#"{"game_over":false,"moves":[{"uci":"e2e3","san":"e3","nodes":34}]}"#
     );
-    let v = view::view(&t, RuleSet::International, &["e3", "d5"]).unwrap();
+    let v = view::view(&t, Rules::International, &["e3", "d5"]).unwrap();
     assert_eq!(v.moves[0].san, "Qg4");
-    let v = view::view(&t, RuleSet::International, &["e4"]).unwrap();
+    let v = view::view(&t, Rules::International, &["e4"]).unwrap();
     assert_eq!(v.status, Status::Off);
 }
 
@@ -410,7 +405,7 @@ fn table_lists_certified_proofs_from_sidecars() {
     // (1.e3 d5 has no choice for the loser anywhere: use 1.e4, Black wins.)
     let proof = common::prove(
         "e2e4",
-        RuleSet::International,
+        Rules::International,
         Color::Black,
         common::MAX_NODES,
     );

@@ -2,7 +2,7 @@
 //! under a rule set, move codes, the 25-byte store key, SAN lines.
 
 use super::Rules;
-use crate::wintree::MoveCode;
+use crate::vocab::MoveCode;
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::variant::Antichess;
@@ -98,7 +98,7 @@ pub fn move_code(m: &Move) -> MoveCode {
             MoveCode::new(u32::from(from) as u8, u32::from(to) as u8, 0, true)
         }
         // Not legal in antichess; a code no file can match.
-        Move::Castle { .. } | Move::Put { .. } => MoveCode(0x7fff),
+        Move::Castle { .. } | Move::Put { .. } => MoveCode::INVALID,
     }
 }
 

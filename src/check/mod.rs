@@ -43,15 +43,16 @@ pub use store::{StoreSource, check_store, check_store_with};
 pub use tables::{LeafTables, TablesUsed};
 pub use tree::{TreeOptions, check_tree};
 
+use crate::vocab::MoveCode;
 use crate::wintree::WinTreeError;
 use shakmaty::Color;
 use shakmaty::variant::Antichess;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-/// The rule set a proof is checked under: the rules-free type the checker
-/// shares with the endgame-table files.
-pub use crate::tablefile::Rules;
+/// The rule set a proof is checked under (the crate's one rule-set type,
+/// from the rules-free `crate::vocab`).
+pub use crate::vocab::Rules;
 
 /// What is wrong with a proof, by kind (for tests and scripts).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -119,7 +120,7 @@ pub enum Reason {
     /// See [`ReasonKind::Unsolved`].
     Unsolved,
     /// See [`ReasonKind::BadMoveCode`].
-    BadMoveCode(u16),
+    BadMoveCode(MoveCode),
     /// See [`ReasonKind::IllegalMove`] (the move in UCI).
     IllegalMove(String),
     /// See [`ReasonKind::DuplicateMove`] (SAN).

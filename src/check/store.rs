@@ -30,22 +30,15 @@ pub trait StoreSource: Sync {
     fn record(&self, rules: Rules, key: &[u8; game::KEY_LEN]) -> Result<Option<Record>, String>;
 }
 
-fn store_rules(r: Rules) -> store::Rules {
-    match r {
-        Rules::International => store::Rules::International,
-        Rules::Fics => store::Rules::Fics,
-    }
-}
-
 impl StoreSource for store::StoreReader {
     fn record(&self, rules: Rules, key: &[u8; game::KEY_LEN]) -> Result<Option<Record>, String> {
-        self.get(store_rules(rules), key).map_err(|e| e.to_string())
+        self.get(rules, key).map_err(|e| e.to_string())
     }
 }
 
 impl StoreSource for store::Store {
     fn record(&self, rules: Rules, key: &[u8; game::KEY_LEN]) -> Result<Option<Record>, String> {
-        self.get(store_rules(rules), key).map_err(|e| e.to_string())
+        self.get(rules, key).map_err(|e| e.to_string())
     }
 }
 
@@ -132,12 +125,12 @@ fn expand<S: StoreSource + ?Sized>(
                     "a loss record for the winner to move".into(),
                 ));
             }
-            Some(r) => match game::find_move(&legal, MoveCode(r.mv)) {
+            Some(r) => match game::find_move(&legal, r.mv) {
                 Some((_, m)) => vec![m],
                 None => {
                     return Expanded::Fault(Reason::BadRecord(format!(
                         "its move {} is not legal",
-                        MoveCode(r.mv).uci()
+                        r.mv.uci()
                     )));
                 }
             },
@@ -228,7 +221,7 @@ impl Walk {
         let mut w = Walk {
             nodes: vec![Node {
                 parent: 0,
-                mv: MoveCode(0),
+                mv: MoveCode::NONE,
                 first: 0,
                 count: 0,
             }],
@@ -498,12 +491,12 @@ mod tests {
         for out in edges {
             w.nodes.push(Node {
                 parent: 0,
-                mv: MoveCode(0),
+                mv: MoveCode::NONE,
                 first: w.edges.len() as u32,
                 count: out.len() as u32,
             });
             for &(c, m) in out.iter() {
-                w.edges.push((c, MoveCode(m)));
+                w.edges.push((c, MoveCode::from_raw(m)));
             }
         }
         w
@@ -524,7 +517,7 @@ mod tests {
         let w = graph(&[&[(1, 10), (3, 40)], &[(2, 20)], &[(1, 30)], &[(2, 50)]]);
         let f = w.longest_line().expect_err("a cycle");
         assert!(matches!(f.reason, Reason::Cycle(_)));
-        let codes: Vec<u16> = f.line.iter().map(|m| m.0).collect();
+        let codes: Vec<u16> = f.line.iter().map(|m| m.raw()).collect();
         assert_eq!(codes, [10, 20, 30]);
         // No cycle: 2 -> 4 instead.
         let w = graph(&[&[(1, 10), (3, 40)], &[(2, 20)], &[(4, 30)], &[(2, 50)], &[]]);

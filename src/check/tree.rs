@@ -258,13 +258,13 @@ impl Walker<'_, '_> {
         // The legal moves' codes (bit 15 cleared), for matching children.
         let mut codes = [0u16; 256];
         for (i, m) in legal.iter().enumerate() {
-            codes[i] = game::move_code(m).cleared().0;
+            codes[i] = game::move_code(m).cleared().raw();
         }
         let codes = &codes[..legal.len()];
         // Children usually come in move-generation order: scan from the
         // last match on.
         let find = |code: MoveCode, hint: usize| -> Option<usize> {
-            let c = code.cleared().0;
+            let c = code.cleared().raw();
             let k = codes.len();
             (0..k).map(|j| (hint + j) % k).find(|&i| codes[i] == c)
         };
@@ -296,7 +296,7 @@ impl Walker<'_, '_> {
                 return acc.fail(c, Reason::Unsolved);
             }
             if !code.is_move() {
-                return acc.fail(slot, Reason::BadMoveCode(code.0));
+                return acc.fail(slot, Reason::BadMoveCode(code));
             }
             let Some(i) = find(code, hint) else {
                 return acc.fail(slot, Reason::IllegalMove(code.uci()));
@@ -524,11 +524,7 @@ pub fn check_tree(tree: &WinTree, opts: &TreeOptions) -> Report {
                 None,
                 line,
                 fen,
-                Reason::BadLine(format!(
-                    "prolog move {} ({:#06x}) is not a move",
-                    i + 1,
-                    c.0
-                )),
+                Reason::BadLine(format!("prolog move {} ({:#06x}) is not a move", i + 1, c)),
             );
             return report;
         }

@@ -1,7 +1,7 @@
 //! `antiproof browse`: Show the proof tree at a line in the terminal.
 
 use super::{EXIT_ERROR, EXIT_OK};
-use crate::rules::{Color, RuleSet};
+use crate::rules::{Color, Rules};
 use crate::web::source::{Forest, ProofSource, RecordSource, TreeSource, files_with_ext};
 use crate::web::view;
 use anyhow::Context;
@@ -25,7 +25,7 @@ pub struct SourceArgs {
     pub proofs: PathBuf,
     /// Rule set of the proof.
     #[arg(long, default_value = "international")]
-    pub rules: RuleSet,
+    pub rules: Rules,
     /// The winner of the win-tree files (default: the sidecar
     /// `<file>.json`'s `winner`, else read from the tree's shape).
     #[arg(long)]

@@ -13,8 +13,7 @@
 //! certified.
 
 use super::{EXIT_NO, EXIT_OK};
-use crate::rules::{Color, Move, Position, RuleSet};
-use crate::search::store_rules;
+use crate::rules::{Color, Move, Position, Rules};
 use crate::store::{Record, StoreReader, Verdict};
 use crate::tables::{Tables, Value};
 use crate::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
@@ -32,7 +31,7 @@ pub struct ExportArgs {
     db: Option<PathBuf>,
     /// Rule set: international (lichess) or fics.
     #[arg(long, default_value = "international")]
-    rules: RuleSet,
+    rules: Rules,
     /// The winner (default: the side with a win record at the line or just
     /// after it).
     #[arg(long)]
@@ -66,7 +65,7 @@ struct Broken(String);
 
 struct Exporter<'r> {
     reader: &'r StoreReader,
-    rules: RuleSet,
+    rules: Rules,
     winner: Color,
     dag: ProofDag,
     ids: HashMap<[u8; 25], (usize, bool)>,
@@ -100,7 +99,7 @@ impl Exporter<'_> {
     }
 
     fn get(&self, pos: &Position) -> anyhow::Result<Option<Record>> {
-        Ok(self.reader.get(store_rules(self.rules), &pos.pack().0)?)
+        Ok(self.reader.get(self.rules, &pos.pack().0)?)
     }
 
     fn visit(&mut self, pos: &Position) -> anyhow::Result<Result<usize, Broken>> {
@@ -123,10 +122,7 @@ impl Exporter<'_> {
                     ..
                 }) => {
                     let legal = pos.legal_moves();
-                    match legal
-                        .iter()
-                        .find(|m| m.watkins_code() & 0x7fff == mv & 0x7fff)
-                    {
+                    match legal.iter().find(|m| m.watkins_code().same_move(mv)) {
                         Some(&m) => vec![m],
                         None => {
                             return Ok(Err(Broken(format!(
@@ -162,7 +158,7 @@ impl Exporter<'_> {
                 Err(b) => return Ok(Err(b)),
             };
             self.path.pop();
-            self.dag.add_edge(id, MoveCode(m.watkins_code()), child);
+            self.dag.add_edge(id, m.watkins_code(), child);
         }
         self.ids.insert(key, (id, true));
         Ok(Ok(id))
@@ -194,7 +190,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
                 .collect::<Vec<_>>(),
         )
         .map_err(|e| anyhow::anyhow!("bad line: {e}"))?;
-    let sr = store_rules(args.rules);
+    let sr = args.rules;
     let winner = match args.winner {
         Some(w) => w,
         None => {
@@ -259,7 +255,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
     let (r, ex) = result;
     match r? {
         Ok(root_id) => {
-            let prolog: Vec<MoveCode> = line.iter().map(|m| MoveCode(m.watkins_code())).collect();
+            let prolog: Vec<MoveCode> = line.iter().map(|m| m.watkins_code()).collect();
             let opts = WriteOptions {
                 size_table: !args.no_sizes,
                 size_depth: None,

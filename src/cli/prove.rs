@@ -1,8 +1,8 @@
 //! `antiproof prove`: prove a forced win for a line and store its solution
 //! tree. See docs/prove.md.
 
-use crate::rules::{Color, Position, RuleSet};
-use crate::search::{self, Config, Limits, Progress, ProveReport, ProveResult, Prover};
+use crate::rules::{Color, Position, Rules};
+use crate::search::{Config, Limits, Progress, ProveReport, ProveResult, Prover};
 use crate::store::Store;
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
@@ -93,7 +93,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     if args.ladder {
         return ladder(&args);
     }
-    let rules: RuleSet = args
+    let rules: Rules = args
         .rules
         .parse()
         .map_err(|_| anyhow!("unknown rule set {:?} (international or fics)", args.rules))?;
@@ -235,7 +235,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         proof_depth: report.proof_depth,
         records_written: report.records_written,
         resumed_table: resumed,
-        store_records: store.len(search::store_rules(rules))?,
+        store_records: store.len(rules)?,
         store_bytes: store.file_bytes(),
         tt_bytes: report.tt_bytes,
         peak_memory_bytes: read_status_kb("VmHWM:").map(|k| k * 1024),

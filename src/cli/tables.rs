@@ -2,7 +2,7 @@
 //! bench. See docs/tables.md.
 
 use super::{EXIT_NO, EXIT_OK};
-use crate::rules::{Color, Piece, Position, Role, RuleSet, Square};
+use crate::rules::{Color, Piece, Position, Role, Rules, Square};
 use crate::tablefile::record::{self, Certification, Records};
 use crate::tables::certify::CertifyError;
 use crate::tables::{BuildEvent, MAX_MEN, Material, TableError, TableSet, Tables, Value};
@@ -40,7 +40,7 @@ struct Common {
     dir: Option<PathBuf>,
     /// Rule set: international or fics.
     #[arg(long, default_value = "international")]
-    rules: RuleSet,
+    rules: Rules,
 }
 
 impl Common {
@@ -184,7 +184,7 @@ fn build(a: BuildArgs) -> anyhow::Result<u8> {
 }
 
 /// Every table file of a rule set in a directory.
-fn tables_in_dir(dir: &std::path::Path, rules: RuleSet) -> anyhow::Result<Vec<Material>> {
+fn tables_in_dir(dir: &std::path::Path, rules: Rules) -> anyhow::Result<Vec<Material>> {
     let suffix = format!(".{}.apt", rules.name());
     let mut v = Vec::new();
     for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
@@ -199,7 +199,7 @@ fn tables_in_dir(dir: &std::path::Path, rules: RuleSet) -> anyhow::Result<Vec<Ma
 }
 
 /// How to replace a rejected table.
-fn rebuild_hint(dir: &std::path::Path, m: &Material, rules: RuleSet) -> String {
+fn rebuild_hint(dir: &std::path::Path, m: &Material, rules: Rules) -> String {
     let path = crate::tables::format::table_path(dir, m, rules);
     format!(
         "  to rebuild it: delete {}, then run antiproof tables build --dir {} --rules {rules} {m}",

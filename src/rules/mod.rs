@@ -19,11 +19,12 @@ mod position;
 mod types;
 mod zobrist;
 
+pub use crate::vocab::Rules;
 pub use bitboard::Bitboard;
 pub use fen::{FenError, FenField};
 pub use moves::{MAX_MOVES, Move, MoveList, UciMove};
 pub use notation::{LineError, MoveError, line_san, numbered_san, split_line};
-pub use outcome::{Outcome, RuleSet};
+pub use outcome::Outcome;
 pub use packed::{PACKED_LEN, PackedError, PackedPosition};
 pub use position::Position;
 pub use types::{Color, Piece, Role, Square};

@@ -1,6 +1,7 @@
 //! Moves and fixed-capacity move lists.
 
 use super::types::{Role, Square};
+use crate::vocab::MoveCode;
 use std::fmt;
 use std::mem::MaybeUninit;
 
@@ -13,7 +14,7 @@ use std::mem::MaybeUninit;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Move(u32);
 
-const EP_BIT: u32 = 1 << 15;
+const EP_BIT: u32 = MoveCode::EP_BIT as u32;
 const CAPTURE_BIT: u32 = 1 << 19;
 
 impl Move {
@@ -35,13 +36,13 @@ impl Move {
     /// Origin square.
     #[inline(always)]
     pub const fn from(self) -> Square {
-        Square::from_index_unchecked((self.0 >> 6) & 63)
+        Square::from_index_unchecked(self.watkins_code().from() as u32)
     }
 
     /// Destination square.
     #[inline(always)]
     pub const fn to(self) -> Square {
-        Square::from_index_unchecked(self.0 & 63)
+        Square::from_index_unchecked(self.watkins_code().to() as u32)
     }
 
     /// The role of the moving piece.
@@ -56,7 +57,7 @@ impl Move {
     /// The promotion role, if a promotion.
     #[inline(always)]
     pub const fn promotion(self) -> Option<Role> {
-        let p = (self.0 >> 12) & 7;
+        let p = self.watkins_code().promotion();
         if p == 0 {
             None
         } else {
@@ -85,8 +86,8 @@ impl Move {
 
     /// The 16-bit Watkins win-tree move code (en-passant bit included).
     #[inline(always)]
-    pub const fn watkins_code(self) -> u16 {
-        self.0 as u16
+    pub const fn watkins_code(self) -> MoveCode {
+        MoveCode::from_raw(self.0 as u16)
     }
 
     /// The UCI form, for example `e2e4` or `e7e8k`.
@@ -147,10 +148,10 @@ impl UciMove {
 
     /// Decodes a Watkins move code (the en-passant bit is ignored). `None` for
     /// a null move, a promotion code of 1 or 7, or a move that stays put.
-    pub fn from_watkins(code: u16) -> Option<UciMove> {
-        let to = Square::new((code & 63) as u32)?;
-        let from = Square::new(((code >> 6) & 63) as u32)?;
-        let promotion = match (code >> 12) & 7 {
+    pub fn from_watkins(code: MoveCode) -> Option<UciMove> {
+        let to = Square::new(code.to() as u32)?;
+        let from = Square::new(code.from() as u32)?;
+        let promotion = match code.promotion() {
             0 => None,
             p @ 2..=6 => Role::from_index(p as usize - 1),
             _ => return None,
@@ -303,7 +304,7 @@ mod tests {
         assert_eq!(m.role(), Role::Pawn);
         let u = UciMove::from_watkins(m.watkins_code()).unwrap();
         assert_eq!(u.to_string(), "e7e8k");
-        assert_eq!(m.watkins_code() >> 12, 6);
-        assert!(UciMove::from_watkins(0xfedc).is_none());
+        assert_eq!(m.watkins_code().promotion(), 6);
+        assert!(UciMove::from_watkins(MoveCode::NULL).is_none());
     }
 }

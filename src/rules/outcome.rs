@@ -30,67 +30,8 @@
 
 use super::position::Position;
 use super::types::Color;
+use crate::vocab::Rules;
 use std::fmt;
-use std::str::FromStr;
-
-/// A rule set: how stalemate with pieces left ends the game.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, PartialOrd, Ord)]
-pub enum RuleSet {
-    /// Lichess / international rules: no legal move wins.
-    #[default]
-    International,
-    /// FICS rules: stalemate with pieces left is decided by piece count.
-    Fics,
-}
-
-impl RuleSet {
-    /// Both rule sets.
-    pub const ALL: [RuleSet; 2] = [RuleSet::International, RuleSet::Fics];
-
-    /// `"international"` or `"fics"`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            RuleSet::International => "international",
-            RuleSet::Fics => "fics",
-        }
-    }
-
-    /// A one-byte code used in stored formats: 0 international, 1 FICS.
-    pub const fn code(self) -> u8 {
-        match self {
-            RuleSet::International => 0,
-            RuleSet::Fics => 1,
-        }
-    }
-
-    /// The rule set of a code.
-    pub const fn from_code(c: u8) -> Option<RuleSet> {
-        match c {
-            0 => Some(RuleSet::International),
-            1 => Some(RuleSet::Fics),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for RuleSet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for RuleSet {
-    type Err = String;
-    fn from_str(s: &str) -> Result<RuleSet, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "international" | "lichess" => Ok(RuleSet::International),
-            "fics" => Ok(RuleSet::Fics),
-            _ => Err(format!(
-                "unknown rule set {s:?}: expected international or fics"
-            )),
-        }
-    }
-}
 
 /// How a finished game ended.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -124,7 +65,7 @@ impl Position {
     /// The outcome if the game is over under `rules`, else `None`. See the
     /// module docs for the exact rules.
     #[inline]
-    pub fn outcome(&self, rules: RuleSet) -> Option<Outcome> {
+    pub fn outcome(&self, rules: Rules) -> Option<Outcome> {
         let us = self.turn;
         let ours = self.count(us);
         let theirs = self.count(!us);
@@ -136,8 +77,8 @@ impl Position {
         }
         if self.is_stalemate() {
             return Some(match rules {
-                RuleSet::International => Outcome::Win(us),
-                RuleSet::Fics => {
+                Rules::International => Outcome::Win(us),
+                Rules::Fics => {
                     if ours < theirs {
                         Outcome::Win(us)
                     } else if ours > theirs {
@@ -156,7 +97,7 @@ impl Position {
 
     /// Whether the game is over under `rules`.
     #[inline]
-    pub fn is_game_over(&self, rules: RuleSet) -> bool {
+    pub fn is_game_over(&self, rules: Rules) -> bool {
         self.outcome(rules).is_some()
     }
 }

@@ -24,6 +24,9 @@ use std::fmt;
 /// Width of the encoding in bytes.
 pub const PACKED_LEN: usize = 25;
 
+// The store's key is a packed position.
+const _: () = assert!(PACKED_LEN == crate::store::KEY_LEN);
+
 /// A position in its packed form.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PackedPosition(pub [u8; PACKED_LEN]);

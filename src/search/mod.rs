@@ -64,9 +64,10 @@
 
 pub mod tt;
 
-use crate::rules::{Color, Move, Outcome, Position, Role, RuleSet};
+use crate::rules::{Color, Move, Outcome, Position, Role, Rules};
 use crate::store::{self, Key, Record, Store, StoreError, Verdict};
 use crate::tables::Tables;
+use crate::vocab::MoveCode;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -97,14 +98,6 @@ type ProgressFn<'s> = Box<dyn FnMut(&Progress) + Send + 's>;
 
 type ZMap<V> = HashMap<u64, V, BuildHasherDefault<IdentityHasher>>;
 
-/// The store's name of a rule set.
-pub fn store_rules(rules: RuleSet) -> store::Rules {
-    match rules {
-        RuleSet::International => store::Rules::International,
-        RuleSet::Fics => store::Rules::Fics,
-    }
-}
-
 /// When to stop a search early.
 #[derive(Clone, Default)]
 pub struct Limits {
@@ -119,7 +112,7 @@ pub struct Limits {
 /// Settings of a proving run.
 pub struct Config {
     /// The rule set.
-    pub rules: RuleSet,
+    pub rules: Rules,
     /// Bytes for the transposition table.
     pub tt_bytes: usize,
     /// Limits.
@@ -132,7 +125,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Config {
         Config {
-            rules: RuleSet::International,
+            rules: Rules::International,
             tt_bytes: 64 << 20,
             limits: Limits::default(),
             checkpoint_size: 20_000,
@@ -284,7 +277,7 @@ enum ExKind {
     /// A position stored before: proof size, proof depth when it was
     /// stored in this run (else 0), and whether its proof rests on tables.
     Stored(u64, u32, bool),
-    Win(u16),
+    Win(MoveCode),
     Loss,
 }
 
@@ -306,12 +299,12 @@ pub struct ProofSummary {
     /// Records written.
     pub written: u64,
     /// The root's winning move code, if the prover is to move there.
-    pub root_move: Option<u16>,
+    pub root_move: Option<MoveCode>,
 }
 
 /// A proving run over one root position.
 pub struct Prover<'s> {
-    rules: RuleSet,
+    rules: Rules,
     prover: Color,
     tt: Tt,
     store: Option<&'s Store>,
@@ -355,7 +348,7 @@ impl<'s> Prover<'s> {
         let mut stored = ZMap::default();
         if let Some(s) = store {
             let reader = s.reader()?;
-            reader.for_each(store_rules(config.rules), |k, r| {
+            reader.for_each(config.rules, |k, r| {
                 if let Ok(p) = Position::unpack(&crate::rules::PackedPosition(*k)) {
                     stored.insert(p.zobrist(), stored_value(&r));
                 }
@@ -510,7 +503,7 @@ impl<'s> Prover<'s> {
                         .legal_moves()
                         .iter()
                         .copied()
-                        .find(|m| m.watkins_code() == rec.mv);
+                        .find(|m| m.watkins_code().same_move(rec.mv));
                 }
             } else {
                 report.root_pn = INF;
@@ -548,7 +541,7 @@ impl<'s> Prover<'s> {
                         root.legal_moves()
                             .iter()
                             .copied()
-                            .find(|m| m.watkins_code() == c)
+                            .find(|m| m.watkins_code().same_move(c))
                     });
                 }
                 None if self.stopped => report.result = ProveResult::Stopped,
@@ -922,7 +915,7 @@ impl<'s> Prover<'s> {
         if !self.stored.contains_key(&pos.zobrist()) {
             return Ok(None);
         }
-        s.get(store_rules(self.rules), &pos.pack().0)
+        s.get(self.rules, &pos.pack().0)
     }
 
     /// Extracts the proof of a proven node (the path's top is `pos`) and
@@ -1005,7 +998,11 @@ impl<'s> Prover<'s> {
         self.ex_nodes.push(ExNode {
             packed,
             z: pos.zobrist(),
-            kind: if or { ExKind::Win(0) } else { ExKind::Loss },
+            kind: if or {
+                ExKind::Win(MoveCode::NONE)
+            } else {
+                ExKind::Loss
+            },
             children: Vec::new(),
             done: false,
         });
@@ -1207,7 +1204,7 @@ impl<'s> Prover<'s> {
             size[i as usize] = count;
         }
         // Records of the nodes reachable from the root.
-        let srules = store_rules(self.rules);
+        let srules = self.rules;
         let mut batch: Vec<(Key, Record)> = Vec::new();
         let mut seen = vec![false; n];
         stack.clear();
@@ -1235,7 +1232,7 @@ impl<'s> Prover<'s> {
                     } else {
                         0
                     },
-                    mv: 0,
+                    mv: MoveCode::NONE,
                     size: size[j as usize],
                 }),
                 _ => None,
@@ -1288,7 +1285,7 @@ impl<'s> Prover<'s> {
 /// missing or saying otherwise, an illegal move, a leaf not won, a cycle).
 pub fn walk_proof(
     store: &Store,
-    rules: RuleSet,
+    rules: Rules,
     root: &Position,
     winner: Color,
 ) -> Result<Option<(u64, u32)>, StoreError> {
@@ -1299,13 +1296,13 @@ pub fn walk_proof(
 /// says true being a leaf (a table win for the winner).
 pub fn walk_proof_with(
     store: &Store,
-    rules: RuleSet,
+    rules: Rules,
     root: &Position,
     winner: Color,
     table_leaf: &dyn Fn(&Position) -> bool,
 ) -> Result<Option<(u64, u32)>, StoreError> {
     let reader = store.reader()?;
-    let srules = store_rules(rules);
+    let srules = rules;
     // Key -> None while on the path, Some(depth) when done.
     let mut seen: HashMap<Key, Option<u32>> = HashMap::new();
     struct Frame {
@@ -1338,7 +1335,7 @@ pub fn walk_proof_with(
             if rec.verdict != Verdict::Win {
                 return Ok(Err(()));
             }
-            match moves.iter().find(|m| m.watkins_code() == rec.mv) {
+            match moves.iter().find(|m| m.watkins_code().same_move(rec.mv)) {
                 Some(&m) => vec![pos.play(m)],
                 None => return Ok(Err(())),
             }

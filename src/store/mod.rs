@@ -10,9 +10,9 @@
 //!
 //! * table `meta` (`&str` -> bytes): `schema` = u32 LE [`SCHEMA_VERSION`];
 //!   other keys are free-form metadata (runs, checkpoints).
-//! * table `proven_international` and `proven_fics`
-//!   (`[u8; 25]` -> `[u8; 12]`): one record per proven position under that
-//!   rule set, see [`Record`].
+//! * table `proven_<rules>` for each rule set ([`Rules::name`]:
+//!   `proven_international`, `proven_fics`) (`[u8; 25]` -> `[u8; 12]`): one
+//!   record per proven position under that rule set, see [`Record`].
 //!
 //! A store written by another schema version is refused with
 //! [`StoreError::Schema`], never rewritten.
@@ -34,6 +34,7 @@
 //! fjall 3.x inserted faster (200 k/s, 48 bytes a record) but read 3-4x
 //! slower.
 
+use crate::vocab::MoveCode;
 use redb::{
     Builder, ConcurrencyMode, Database, DatabaseError, ReadOnlyDatabase, ReadableDatabase,
     ReadableTable, ReadableTableMetadata, TableDefinition,
@@ -54,28 +55,16 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub type Key = [u8; KEY_LEN];
 
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
-const PROVEN_INTERNATIONAL: TableDefinition<&[u8; KEY_LEN], &[u8; RECORD_LEN]> =
-    TableDefinition::new("proven_international");
-const PROVEN_FICS: TableDefinition<&[u8; KEY_LEN], &[u8; RECORD_LEN]> =
-    TableDefinition::new("proven_fics");
+/// The rule set of a table of records (defined in [`crate::vocab`]).
+pub use crate::vocab::Rules;
 
-/// A rule set as the store names it (kept apart from `rules::RuleSet` so the
-/// store depends on no rules code): 0 international, 1 FICS.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Rules {
-    /// International (lichess) rules.
-    International,
-    /// FICS rules.
-    Fics,
-}
+/// The records of one rule set: table `proven_<name>`.
+type Proven<'a> = TableDefinition<'a, &'static [u8; KEY_LEN], &'static [u8; RECORD_LEN]>;
 
-impl Rules {
-    fn table(self) -> TableDefinition<'static, &'static [u8; KEY_LEN], &'static [u8; RECORD_LEN]> {
-        match self {
-            Rules::International => PROVEN_INTERNATIONAL,
-            Rules::Fics => PROVEN_FICS,
-        }
-    }
+/// The name of the table of records under `rules`: `proven_` and the rule
+/// set's name (`proven_international`, `proven_fics`).
+fn table_name(rules: Rules) -> String {
+    format!("proven_{}", rules.name())
 }
 
 /// What a record says of its position.
@@ -108,8 +97,8 @@ pub struct Record {
     pub verdict: Verdict,
     /// Flag bits (bit 0: rests on endgame tables).
     pub flags: u8,
-    /// The winning move's Watkins code (0 for a loss).
-    pub mv: u16,
+    /// The winning move's code ([`MoveCode::NONE`] for a loss).
+    pub mv: MoveCode,
     /// Size of the proof below, in distinct positions.
     pub size: u64,
 }
@@ -123,7 +112,7 @@ impl Record {
             Verdict::Loss => 2,
         };
         b[1] = self.flags;
-        b[2..4].copy_from_slice(&self.mv.to_le_bytes());
+        b[2..4].copy_from_slice(&self.mv.raw().to_le_bytes());
         b[4..12].copy_from_slice(&self.size.to_le_bytes());
         b
     }
@@ -141,7 +130,7 @@ impl Record {
         Ok(Record {
             verdict,
             flags: b[1],
-            mv: u16::from_le_bytes([b[2], b[3]]),
+            mv: MoveCode::from_raw(u16::from_le_bytes([b[2], b[3]])),
             size: u64::from_le_bytes(b[4..12].try_into().expect("8 bytes")),
         })
     }
@@ -323,8 +312,10 @@ impl Store {
                 let mut meta = tx.open_table(META).map_err(engine)?;
                 meta.insert("schema", SCHEMA_VERSION.to_le_bytes().as_slice())
                     .map_err(engine)?;
-                tx.open_table(PROVEN_INTERNATIONAL).map_err(engine)?;
-                tx.open_table(PROVEN_FICS).map_err(engine)?;
+                for rules in Rules::ALL {
+                    tx.open_table(Proven::new(&table_name(rules)))
+                        .map_err(engine)?;
+                }
                 Ok(())
             })?;
         }
@@ -540,7 +531,9 @@ impl Store {
             return Ok(());
         }
         self.write(|tx| {
-            let mut table = tx.open_table(rules.table()).map_err(engine)?;
+            let mut table = tx
+                .open_table(Proven::new(&table_name(rules)))
+                .map_err(engine)?;
             for (k, r) in items {
                 table.insert(k, &r.to_bytes()).map_err(engine)?;
             }
@@ -552,7 +545,9 @@ impl Store {
     pub fn len(&self, rules: Rules) -> Result<u64, StoreError> {
         let tx = self.begin_read()?;
         guard::guarded(&self.path, || {
-            let table = tx.open_table(rules.table()).map_err(engine)?;
+            let table = tx
+                .open_table(Proven::new(&table_name(rules)))
+                .map_err(engine)?;
             table.len().map_err(engine)
         })
     }
@@ -586,7 +581,7 @@ impl StoreReader {
     /// The record of a position, if proven.
     pub fn get(&self, rules: Rules, key: &Key) -> Result<Option<Record>, StoreError> {
         guard::guarded(&self.path, || {
-            let table = match self.tx().open_table(rules.table()) {
+            let table = match self.tx().open_table(Proven::new(&table_name(rules))) {
                 Ok(t) => t,
                 Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
                 Err(e) => return Err(engine(e)),
@@ -606,7 +601,10 @@ impl StoreReader {
         mut f: impl FnMut(&Key, Record) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         guard::guarded(&self.path, || {
-            let table = self.tx().open_table(rules.table()).map_err(engine)?;
+            let table = self
+                .tx()
+                .open_table(Proven::new(&table_name(rules)))
+                .map_err(engine)?;
             for item in table.iter().map_err(engine)? {
                 let (k, v) = item.map_err(engine)?;
                 f(k.value(), Record::from_bytes(v.value())?)?;
@@ -629,7 +627,7 @@ mod tests {
         let r = Record {
             verdict: Verdict::Win,
             flags: 0,
-            mv: 0x1234,
+            mv: MoveCode::from_raw(0x1234),
             size: 77,
         };
         {
@@ -644,10 +642,5 @@ mod tests {
         assert!(Record::from_bytes(&[9; RECORD_LEN]).is_err());
         drop(s);
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn key_width_is_the_packed_position() {
-        assert_eq!(KEY_LEN, crate::rules::PACKED_LEN);
     }
 }

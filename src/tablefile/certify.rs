@@ -287,10 +287,9 @@ fn expected_value<S: TableSource>(
 /// more than 4 men.
 pub fn probe_shakmaty<S: TableSource>(
     pos: &Antichess,
-    rules: impl Into<Rules>,
+    rules: Rules,
     src: &S,
 ) -> Result<Value, TableError> {
-    let rules: Rules = rules.into();
     if pos.us().is_empty() {
         return Ok(Value::Win(0));
     }

@@ -174,13 +174,12 @@ impl Header {
 
 /// The file name of a table: `<MATERIAL>.<rules>.apt`, e.g.
 /// `KNvB.international.apt`.
-pub fn file_name(material: &Material, rules: impl Into<Rules>) -> String {
-    let rules: Rules = rules.into();
+pub fn file_name(material: &Material, rules: Rules) -> String {
     format!("{}.{}.apt", material.canonical(), rules.name())
 }
 
 /// The path of a table in a directory.
-pub fn table_path(dir: &Path, material: &Material, rules: impl Into<Rules>) -> PathBuf {
+pub fn table_path(dir: &Path, material: &Material, rules: Rules) -> PathBuf {
     dir.join(file_name(material, rules))
 }
 
@@ -204,7 +203,7 @@ impl Table {
     /// entries holding [`ESCAPE`], sorted by index.
     pub fn from_data(
         layout: Layout,
-        rules: impl Into<Rules>,
+        rules: Rules,
         mut data: Vec<u8>,
         overflow: Vec<(u32, u16)>,
         stats: Stats,
@@ -215,7 +214,7 @@ impl Table {
             data.extend_from_slice(&c.to_le_bytes());
         }
         let header = Header {
-            rules: rules.into(),
+            rules,
             material: layout.material,
             entries,
             overflow: overflow.len() as u64,

@@ -13,9 +13,8 @@
 //! * [`record`]: certification records, so that certified table files are
 //!   not certified again.
 //!
-//! The rule set of a table is this module's own [`Rules`] (kept apart from
-//! `rules::RuleSet` on purpose, as `store::Rules` is); `crate::tables`
-//! converts.
+//! The rule set of a table is [`Rules`], the crate's one rule-set type
+//! (from `crate::vocab`, which holds no rules logic).
 
 pub mod certify;
 pub mod format;
@@ -28,69 +27,13 @@ pub use index::Layout;
 pub use material::Material;
 use std::fmt;
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::sync::Arc;
 
 /// The longest distance to win (plies) a table may hold.
 pub const MAX_DTW: u16 = 30_000;
 
-/// A rule set, as the rules-free modules (this one and the checker) name
-/// it: how a side without legal moves but with men left scores
-/// (international: it wins; FICS: fewer men wins, equal is a draw).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, Default)]
-pub enum Rules {
-    /// International (lichess) rules.
-    #[default]
-    International,
-    /// FICS rules.
-    Fics,
-}
-
-impl Rules {
-    /// `"international"` or `"fics"` (as in table file names).
-    pub const fn name(self) -> &'static str {
-        match self {
-            Rules::International => "international",
-            Rules::Fics => "fics",
-        }
-    }
-
-    /// The header code: 0 international, 1 FICS.
-    pub const fn code(self) -> u8 {
-        match self {
-            Rules::International => 0,
-            Rules::Fics => 1,
-        }
-    }
-
-    /// The rule set of a header code.
-    pub const fn from_code(c: u8) -> Option<Rules> {
-        match c {
-            0 => Some(Rules::International),
-            1 => Some(Rules::Fics),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Rules {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Rules {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Rules, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "international" | "lichess" => Ok(Rules::International),
-            "fics" => Ok(Rules::Fics),
-            _ => Err(format!(
-                "unknown rule set {s:?}: expected international or fics"
-            )),
-        }
-    }
-}
+/// The rule set of a table (defined in [`crate::vocab`]).
+pub use crate::vocab::Rules;
 
 /// Most men a table holds.
 pub const MAX_MEN: u32 = index::MAX_MEN as u32;

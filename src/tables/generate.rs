@@ -28,7 +28,7 @@ use super::format::{ESCAPE, Stats};
 use super::index::{Layout, MAX_MEN, Squares};
 use super::{TableError, TableSource, Value, value_of};
 use crate::rules::attacks;
-use crate::rules::{Color, MoveList, Piece, Position, Role, RuleSet, Square};
+use crate::rules::{Color, MoveList, Piece, Position, Role, Rules, Square};
 use rayon::prelude::*;
 
 const UNKNOWN: u16 = u16::MAX;
@@ -102,7 +102,7 @@ fn encode_value(v: Value, layout: &Layout) -> Result<u16, TableError> {
 /// leads to must be available from `deps`.
 pub fn run<S: TableSource + Sync>(
     layout: &Layout,
-    rules: RuleSet,
+    rules: Rules,
     deps: &S,
 ) -> Result<Generated, TableError> {
     let size = layout.size() as usize;

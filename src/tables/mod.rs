@@ -26,7 +26,7 @@
 
 pub mod generate;
 
-use crate::rules::{Color, Outcome, Position, Role, RuleSet};
+use crate::rules::{Color, Outcome, Position, Role, Rules};
 pub use crate::tablefile::{Layout, Material};
 pub use crate::tablefile::{
     MAX_MEN, Stats, Table, TableError, TableSet, TableSource, Value, Wdl, certify, format, index,
@@ -36,15 +36,6 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
-
-impl From<RuleSet> for crate::tablefile::Rules {
-    fn from(r: RuleSet) -> Self {
-        match r {
-            RuleSet::International => crate::tablefile::Rules::International,
-            RuleSet::Fics => crate::tablefile::Rules::Fics,
-        }
-    }
-}
 
 /// The material of a rules position.
 pub fn material_of(pos: &Position) -> Material {
@@ -61,7 +52,7 @@ pub fn material_of(pos: &Position) -> Material {
 /// table, or (en passant possible) one ply ahead.
 pub fn value_of<S: TableSource>(
     pos: &Position,
-    rules: RuleSet,
+    rules: Rules,
     src: &S,
 ) -> Result<Value, TableError> {
     if let Some(o) = pos.outcome(rules) {
@@ -123,7 +114,7 @@ type TableMap = HashMap<u64, (Material, Arc<Table>), BuildHasherDefault<KeyHashe
 /// A directory of tables for one rule set, loaded on first use.
 pub struct Tables {
     dir: PathBuf,
-    rules: RuleSet,
+    rules: Rules,
     build: bool,
     loaded: RwLock<TableMap>,
     /// Materials found missing by [`Tables::probe`] (not looked for again).
@@ -168,7 +159,7 @@ impl Tables {
 
     /// Opens a directory for reading only: a missing table is not built
     /// ([`Tables::probe`] then answers `None`).
-    pub fn open(dir: impl AsRef<Path>, rules: RuleSet) -> Tables {
+    pub fn open(dir: impl AsRef<Path>, rules: Rules) -> Tables {
         Tables {
             dir: dir.as_ref().to_path_buf(),
             rules,
@@ -180,7 +171,7 @@ impl Tables {
     }
 
     /// Opens a directory where missing tables are built on demand.
-    pub fn open_building(dir: impl AsRef<Path>, rules: RuleSet) -> Tables {
+    pub fn open_building(dir: impl AsRef<Path>, rules: Rules) -> Tables {
         Tables {
             build: true,
             ..Tables::open(dir, rules)
@@ -188,7 +179,7 @@ impl Tables {
     }
 
     /// The rule set.
-    pub fn rules(&self) -> RuleSet {
+    pub fn rules(&self) -> Rules {
         self.rules
     }
 
@@ -229,7 +220,7 @@ impl Tables {
         let mut replaced = None;
         if path.exists() {
             let t = Table::open(&path, true).and_then(|t| {
-                if t.header.rules != self.rules.into() {
+                if t.header.rules != self.rules {
                     Err(TableError::WrongRules {
                         path: path.clone(),
                         found: t.header.rules,
@@ -262,7 +253,7 @@ impl Tables {
         if !self.build {
             return Err(TableError::Missing {
                 material: m.to_string(),
-                rules: self.rules.into(),
+                rules: self.rules,
                 path,
             });
         }
@@ -349,13 +340,13 @@ impl TableSource for NoBuild<'_> {
         if self.0.missing.read().unwrap().contains(&m.key()) {
             return Err(TableError::Missing {
                 material: m.to_string(),
-                rules: self.0.rules.into(),
+                rules: self.0.rules,
                 path: self.0.path(&m),
             });
         }
         let path = self.0.path(&m);
         let t = match Table::open(&path, true) {
-            Ok(t) if t.header.rules == self.0.rules.into() => Arc::new(t),
+            Ok(t) if t.header.rules == self.0.rules => Arc::new(t),
             Ok(t) => {
                 return Err(TableError::WrongRules {
                     path,

@@ -23,7 +23,7 @@ pub mod page;
 pub mod source;
 pub mod view;
 
-use crate::rules::RuleSet;
+use crate::rules::Rules;
 use http::{Request, Response};
 use source::ProofSource;
 use std::sync::Arc;
@@ -33,7 +33,7 @@ pub struct App {
     /// The proof.
     pub source: Box<dyn ProofSource>,
     /// The rules the proof is under.
-    pub rules: RuleSet,
+    pub rules: Rules,
 }
 
 const JSON: &str = "application/json";
@@ -48,7 +48,7 @@ fn json_error(status: u16, message: &str) -> Response {
 
 impl App {
     /// A new application.
-    pub fn new(source: Box<dyn ProofSource>, rules: RuleSet) -> App {
+    pub fn new(source: Box<dyn ProofSource>, rules: Rules) -> App {
         App { source, rules }
     }
 

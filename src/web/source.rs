@@ -19,8 +19,8 @@
 //! Sources are presentation: they trust the proof. Certifying it is the
 //! checker's job (`antiproof verify`).
 
-use crate::rules::{Color, Move, Position, RuleSet};
-use crate::store::{self, Key, Record, Store, StoreError, Verdict};
+use crate::rules::{Color, Move, Position, Rules};
+use crate::store::{Key, Record, Store, StoreError, Verdict};
 use crate::wintree::{MoveCode, WinTree, WinTreeError};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -118,12 +118,11 @@ pub trait ProofSource: Send + Sync {
 
 /// The legal move of `pos` that a win-tree or store move code stands for
 /// (compared without the en-passant bit).
-pub fn move_of_code(pos: &Position, code: u16) -> Option<Move> {
-    let code = code & 0x7fff;
+pub fn move_of_code(pos: &Position, code: MoveCode) -> Option<Move> {
     pos.legal_moves()
         .iter()
         .copied()
-        .find(|m| m.watkins_code() & 0x7fff == code)
+        .find(|m| m.watkins_code().same_move(code))
 }
 
 // ---------------------------------------------------------------------------
@@ -135,7 +134,7 @@ pub struct TreeSource {
     tree: WinTree<'static>,
     prolog: Vec<MoveCode>,
     winner: Option<Color>,
-    rules: RuleSet,
+    rules: Rules,
     /// Sizes computed by walking (nodes without a size-table entry).
     walked: Mutex<HashMap<u32, u64>>,
 }
@@ -145,7 +144,7 @@ impl TreeSource {
     /// given, else read from the tree's shape (see [`TreeSource::winner`]).
     pub fn open(
         path: &Path,
-        rules: RuleSet,
+        rules: Rules,
         winner: Option<Color>,
     ) -> Result<TreeSource, SourceError> {
         let tree = WinTree::open(path)?;
@@ -156,7 +155,7 @@ impl TreeSource {
     pub fn new(
         name: String,
         tree: WinTree<'static>,
-        rules: RuleSet,
+        rules: Rules,
         winner: Option<Color>,
     ) -> Result<TreeSource, SourceError> {
         let prolog = tree.prolog();
@@ -184,7 +183,7 @@ impl TreeSource {
     pub fn root_position(&self) -> Option<Position> {
         let mut pos = Position::startpos();
         for c in &self.prolog {
-            let m = move_of_code(&pos, c.0)?;
+            let m = move_of_code(&pos, *c)?;
             pos.play_unchecked(m);
         }
         Some(pos)
@@ -214,7 +213,7 @@ impl TreeSource {
                     !pos.turn()
                 }));
             }
-            let Some(m) = move_of_code(&pos, kids[0].mv.0) else {
+            let Some(m) = move_of_code(&pos, kids[0].mv) else {
                 return Ok(None);
             };
             pos.play_unchecked(m);
@@ -253,7 +252,7 @@ impl TreeSource {
             if !e.mv.is_move() {
                 continue; // null or unsolved moves are not shown
             }
-            let mv = move_of_code(pos, e.mv.0).ok_or_else(|| SourceError::IllegalMove {
+            let mv = move_of_code(pos, e.mv).ok_or_else(|| SourceError::IllegalMove {
                 source: self.name.clone(),
                 mv: e.mv.uci(),
                 fen: pos.to_fen(),
@@ -273,7 +272,7 @@ impl ProofSource for TreeSource {
     }
 
     fn lookup(&self, line: &[Move], pos: &Position) -> Result<Lookup, SourceError> {
-        let same = |m: &Move, c: &MoveCode| m.watkins_code() & 0x7fff == c.0 & 0x7fff;
+        let same = |m: &Move, c: &MoveCode| m.watkins_code().same_move(*c);
         let n = line.len().min(self.prolog.len());
         if !line
             .iter()
@@ -284,7 +283,7 @@ impl ProofSource for TreeSource {
             return Ok(Lookup::Off);
         }
         if line.len() < self.prolog.len() {
-            let Some(mv) = move_of_code(pos, self.prolog[line.len()].0) else {
+            let Some(mv) = move_of_code(pos, self.prolog[line.len()]) else {
                 return Ok(Lookup::Off);
             };
             let nodes = self.size_of(0, self.tree.size(0)?)?;
@@ -294,7 +293,7 @@ impl ProofSource for TreeSource {
         }
         let mut node = 0u32;
         for m in &line[self.prolog.len()..] {
-            match self.tree.child_by_move(node, MoveCode(m.watkins_code()))? {
+            match self.tree.child_by_move(node, m.watkins_code())? {
                 Some(c) => node = c,
                 None => return Ok(Lookup::Off),
             }
@@ -330,15 +329,15 @@ impl RecordLookup for HashMap<Key, Record> {
 /// A proof store file, read in a fresh snapshot per lookup.
 pub struct StoreRecords {
     store: Store,
-    rules: store::Rules,
+    rules: Rules,
 }
 
 impl StoreRecords {
     /// Opens an existing store.
-    pub fn open(path: &Path, rules: RuleSet) -> Result<StoreRecords, SourceError> {
+    pub fn open(path: &Path, rules: Rules) -> Result<StoreRecords, SourceError> {
         Ok(StoreRecords {
             store: Store::open_read_only(path)?,
-            rules: crate::search::store_rules(rules),
+            rules,
         })
     }
 }
@@ -353,12 +352,12 @@ impl RecordLookup for StoreRecords {
 pub struct RecordSource<R> {
     name: String,
     records: R,
-    rules: RuleSet,
+    rules: Rules,
 }
 
 impl RecordSource<StoreRecords> {
     /// Opens a proof store file.
-    pub fn open_store(path: &Path, rules: RuleSet) -> Result<Self, SourceError> {
+    pub fn open_store(path: &Path, rules: Rules) -> Result<Self, SourceError> {
         Ok(RecordSource {
             name: path.display().to_string(),
             records: StoreRecords::open(path, rules)?,
@@ -369,7 +368,7 @@ impl RecordSource<StoreRecords> {
 
 impl<R: RecordLookup> RecordSource<R> {
     /// A source over any record lookup.
-    pub fn new(name: String, records: R, rules: RuleSet) -> Self {
+    pub fn new(name: String, records: R, rules: Rules) -> Self {
         RecordSource {
             name,
             records,
@@ -406,7 +405,7 @@ impl<R: RecordLookup> RecordSource<R> {
     /// Whether `mv` is a move of the proof at a position with record `rec`.
     fn in_proof(rec: &Record, mv: &Move) -> bool {
         match rec.verdict {
-            Verdict::Win => mv.watkins_code() & 0x7fff == rec.mv & 0x7fff,
+            Verdict::Win => mv.watkins_code().same_move(rec.mv),
             Verdict::Loss => true,
         }
     }

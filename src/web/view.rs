@@ -2,7 +2,7 @@
 //! endpoint and the page are all drawn from.
 
 use super::source::{Child, Lookup, ProofSource, SourceError};
-use crate::rules::{Color, LineError, Move, Outcome, Position, RuleSet, line_san, split_line};
+use crate::rules::{Color, LineError, Move, Outcome, Position, Rules, line_san, split_line};
 use serde::Serialize;
 use std::fmt;
 use std::fmt::Write as _;
@@ -121,7 +121,7 @@ pub struct MoveView {
 #[derive(Clone, Debug)]
 pub struct NodeView {
     /// The rule set.
-    pub rules: RuleSet,
+    pub rules: Rules,
     /// The line played, from the start position.
     pub line: Vec<Move>,
     /// The line in SAN.
@@ -167,7 +167,7 @@ pub fn parse_moves(text: &str) -> Vec<String> {
 /// Plays `moves` (UCI or SAN) from the start position and asks the source.
 pub fn view<S: AsRef<str>>(
     source: &dyn ProofSource,
-    rules: RuleSet,
+    rules: Rules,
     moves: &[S],
 ) -> Result<NodeView, ViewError> {
     if moves.len() > MAX_PLIES {
@@ -332,7 +332,7 @@ mod tests {
     use std::collections::HashMap;
 
     fn empty() -> RecordSource<HashMap<Key, Record>> {
-        RecordSource::new("empty".into(), HashMap::new(), RuleSet::International)
+        RecordSource::new("empty".into(), HashMap::new(), Rules::International)
     }
 
     #[test]
@@ -354,15 +354,15 @@ mod tests {
 
     #[test]
     fn lines_off_every_proof_and_bad_lines() {
-        let v = view(&empty(), RuleSet::International, &["e2e3", "d7d5"]).unwrap();
+        let v = view(&empty(), Rules::International, &["e2e3", "d7d5"]).unwrap();
         assert_eq!(v.status, Status::Off);
         assert_eq!(v.json(), r#"{"game_over":false,"moves":[]}"#);
         assert_eq!(v.numbered(), "1. e3 d5");
-        let e = view(&empty(), RuleSet::International, &["e2e3", "e2e4"]).unwrap_err();
+        let e = view(&empty(), Rules::International, &["e2e3", "e2e4"]).unwrap_err();
         assert!(e.is_bad_request());
         assert!(e.to_string().contains("ply 2"), "{e}");
         let long = vec!["g1f3"; MAX_PLIES + 1];
-        let e = view(&empty(), RuleSet::International, &long).unwrap_err();
+        let e = view(&empty(), Rules::International, &long).unwrap_err();
         assert!(matches!(e, ViewError::TooLong(_)));
         assert_eq!(parse_moves("1. e3 d5, 2.Qg4"), ["e3", "d5", "Qg4"]);
     }

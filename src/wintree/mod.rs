@@ -19,14 +19,17 @@
 //!   written, the prolog and the subtree-size table.
 //!
 //! This module knows nothing about chess rules (it is used by the
-//! independent checker in `crate::check`): moves are [`MoveCode`]s, the raw
-//! 16-bit codes of the format.
+//! independent checker in `crate::check`): moves are [`MoveCode`]s, the
+//! 16-bit codes of the format (`crate::vocab`).
 
 mod reader;
 mod writer;
 
 pub use reader::{Children, MoveEntry, Node, NodeKind, WinTree};
 pub use writer::{DagNode, ProofDag, WriteError, WriteOptions, WrittenTree, write_tree};
+
+/// The 16-bit move code of the format (defined in [`crate::vocab`]).
+pub use crate::vocab::MoveCode;
 
 use std::fmt;
 
@@ -46,154 +49,6 @@ pub const FLAG_CHILD: u32 = 1 << 30;
 pub const FLAG_TRANSPOSITION: u32 = 1 << 31;
 /// Mask of the index bits of a node's data.
 pub const INDEX_MASK: u32 = 0x3fff_ffff;
-
-/// A raw 16-bit move code of the format.
-///
-/// Bits 0-5: destination square (a1 = 0 .. h8 = 63); 6-11: origin square;
-/// 12-14: promotion (0 none, 2 knight, 3 bishop, 4 rook, 5 queen, 6 king);
-/// bit 15: set on an en-passant capture. `0xfedc` and `0x0edc` are null
-/// moves; in partial proofs an unsolved move is XOR-ed with `0xf000`.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub struct MoveCode(pub u16);
-
-/// Bit 15 of a move code: en passant.
-pub const EP_BIT: u16 = 0x8000;
-
-impl MoveCode {
-    /// The null move as usually written.
-    pub const NULL: MoveCode = MoveCode(0xfedc);
-    /// The other spelling of the null move.
-    pub const NULL_ALT: MoveCode = MoveCode(0x0edc);
-
-    /// Builds a code from squares (0..64) and a promotion role code
-    /// (0 none, 2..=6 knight..king).
-    pub fn new(from: u8, to: u8, promotion: u8, en_passant: bool) -> MoveCode {
-        let mut c = (to as u16 & 63) | ((from as u16 & 63) << 6) | ((promotion as u16 & 7) << 12);
-        if en_passant {
-            c |= EP_BIT;
-        }
-        MoveCode(c)
-    }
-
-    /// Whether this is a null move (`0xfedc` or `0x0edc`).
-    pub fn is_null(self) -> bool {
-        self == Self::NULL || self == Self::NULL_ALT
-    }
-
-    /// Whether this is an unsolved marker of a partial proof (top nibble 7 or
-    /// above 8, and not a null move).
-    pub fn is_unsolved(self) -> bool {
-        let top = self.0 >> 12;
-        !self.is_null() && (top == 7 || top > 8)
-    }
-
-    /// Whether this is a plain move code: not null, not unsolved, top nibble
-    /// 0, 2..=6 (promotions) or 8 (en passant), origin and destination
-    /// different. (Whether it is legal is for the rules to say.)
-    pub fn is_move(self) -> bool {
-        let top = self.0 >> 12;
-        !self.is_null() && matches!(top, 0 | 2..=6 | 8) && self.from() != self.to()
-    }
-
-    /// The move an unsolved marker stands for (the code XOR `0xf000`).
-    pub fn unsolved_move(self) -> MoveCode {
-        MoveCode(self.0 ^ 0xf000)
-    }
-
-    /// Destination square, a1 = 0 .. h8 = 63.
-    pub fn to(self) -> u8 {
-        (self.0 & 63) as u8
-    }
-
-    /// Origin square, a1 = 0 .. h8 = 63.
-    pub fn from(self) -> u8 {
-        ((self.0 >> 6) & 63) as u8
-    }
-
-    /// Promotion role code: 0 none, 2 knight, 3 bishop, 4 rook, 5 queen,
-    /// 6 king (1 and 7 are invalid).
-    pub fn promotion(self) -> u8 {
-        ((self.0 >> 12) & 7) as u8
-    }
-
-    /// Whether the en-passant bit is set.
-    pub fn is_en_passant(self) -> bool {
-        self.0 & EP_BIT != 0
-    }
-
-    /// The code with bit 15 cleared: the form moves are compared in.
-    pub fn cleared(self) -> MoveCode {
-        MoveCode(self.0 & !EP_BIT)
-    }
-
-    /// Whether two codes name the same move (bit 15 ignored).
-    pub fn same_move(self, other: MoveCode) -> bool {
-        self.cleared() == other.cleared()
-    }
-
-    /// Parses a UCI move (`e2e3`, `e7e8k`; promotion letters n b r q k).
-    pub fn from_uci(s: &str) -> Option<MoveCode> {
-        let b = s.as_bytes();
-        if b.len() != 4 && b.len() != 5 {
-            return None;
-        }
-        let sq = |f: u8, r: u8| -> Option<u8> {
-            if (b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r) {
-                Some((r - b'1') * 8 + (f - b'a'))
-            } else {
-                None
-            }
-        };
-        let from = sq(b[0], b[1])?;
-        let to = sq(b[2], b[3])?;
-        let promo = match b.get(4).map(|c| c.to_ascii_lowercase()) {
-            None => 0,
-            Some(b'n') => 2,
-            Some(b'b') => 3,
-            Some(b'r') => 4,
-            Some(b'q') => 5,
-            Some(b'k') => 6,
-            Some(_) => return None,
-        };
-        Some(MoveCode::new(from, to, promo, false))
-    }
-
-    /// The move in UCI notation (`e2e3`, `e7e8k`); `0000` for a null move.
-    /// An unsolved marker prints as the move it stands for.
-    pub fn uci(self) -> String {
-        if self.is_null() {
-            return "0000".to_string();
-        }
-        let m = if self.is_unsolved() {
-            self.unsolved_move()
-        } else {
-            self
-        };
-        let name = |s: u8| [(b'a' + s % 8) as char, (b'1' + s / 8) as char];
-        let mut out = String::with_capacity(5);
-        out.extend(name(m.from()));
-        out.extend(name(m.to()));
-        match m.promotion() {
-            2 => out.push('n'),
-            3 => out.push('b'),
-            4 => out.push('r'),
-            5 => out.push('q'),
-            6 => out.push('k'),
-            _ => {}
-        }
-        out
-    }
-}
-
-impl fmt::Display for MoveCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_unsolved() {
-            write!(f, "{} (unsolved)", self.uci())
-        } else {
-            f.write_str(&self.uci())
-        }
-    }
-}
 
 /// Malformed or unreadable win-tree input.
 #[derive(Debug)]

@@ -301,7 +301,7 @@ impl<'a> WinTree<'a> {
     pub fn prolog(&self) -> Vec<MoveCode> {
         let b = self.bytes();
         (0..self.prolog_len as usize)
-            .map(|i| MoveCode(u16::from_le_bytes([b[6 + 2 * i], b[7 + 2 * i]])))
+            .map(|i| MoveCode::from_raw(u16::from_le_bytes([b[6 + 2 * i], b[7 + 2 * i]])))
             .collect()
     }
 
@@ -423,7 +423,7 @@ impl<'a> WinTree<'a> {
         Ok(Node {
             index,
             data,
-            mv: Some(MoveCode(mv)),
+            mv: Some(MoveCode::from_raw(mv)),
             kind,
             next_sibling,
         })

@@ -31,11 +31,12 @@ fn move_codes() {
     assert!(m.is_move());
     assert!(MoveCode::NULL.is_null() && MoveCode::NULL_ALT.is_null());
     assert!(!MoveCode::NULL.is_unsolved() && !MoveCode::NULL.is_move());
-    let u = MoveCode(mc("e2e3").0 ^ 0xf000);
+    let u = mc("e2e3").as_unsolved();
     assert!(u.is_unsolved() && !u.is_move());
     assert_eq!(u.unsolved_move(), mc("e2e3"));
     assert_eq!(u.uci(), "e2e3");
-    assert!(MoveCode(0x8000 | mc("e5d6").0).same_move(mc("e5d6")));
+    let e = mc("e5d6");
+    assert!(MoveCode::new(e.from(), e.to(), 0, true).same_move(e));
     assert_eq!(MoveCode::from_uci("e2e9"), None);
     assert_eq!(MoveCode::from_uci("e7e8x"), None);
 }
@@ -107,9 +108,9 @@ fn resolve_detects_loops() {
     b.extend_from_slice(&(3u32 | FLAG_CHILD).to_le_bytes());
     b.extend_from_slice(&0u16.to_le_bytes());
     b.extend_from_slice(&(2u32 | FLAG_TRANSPOSITION | FLAG_CHILD).to_le_bytes());
-    b.extend_from_slice(&mc("e2e3").0.to_le_bytes());
+    b.extend_from_slice(&mc("e2e3").raw().to_le_bytes());
     b.extend_from_slice(&(1u32 | FLAG_TRANSPOSITION).to_le_bytes());
-    b.extend_from_slice(&mc("e2e4").0.to_le_bytes());
+    b.extend_from_slice(&mc("e2e4").raw().to_le_bytes());
     let t = WinTree::from_vec(b).unwrap();
     assert!(matches!(
         t.resolve(1),

@@ -204,14 +204,14 @@ pub fn write_tree(
             if on_stack[child] {
                 return Err(WriteError::Cycle(child));
             }
-            cslot = new_slot(&mut slots, mv.0)?;
+            cslot = new_slot(&mut slots, mv.raw())?;
             slots[cslot as usize].0 = FLAG_TRANSPOSITION | slot_of[child];
             depth_of_slot.push(depth);
             dag_of_slot.push(child);
             transpositions += 1;
             stack.last_mut().expect("top").prev_child = Some(cslot);
         } else {
-            cslot = new_slot(&mut slots, mv.0)?;
+            cslot = new_slot(&mut slots, mv.raw())?;
             depth_of_slot.push(depth);
             dag_of_slot.push(child);
             slot_of[child] = cslot;
@@ -275,7 +275,7 @@ pub fn write_tree(
     bytes.extend_from_slice(&slots[0].0.to_le_bytes());
     bytes.extend_from_slice(&(prolog.len() as u16).to_le_bytes());
     for m in prolog {
-        bytes.extend_from_slice(&m.0.to_le_bytes());
+        bytes.extend_from_slice(&m.raw().to_le_bytes());
     }
     for &(d, m) in &slots[1..] {
         bytes.extend_from_slice(&d.to_le_bytes());

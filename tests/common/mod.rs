@@ -5,7 +5,7 @@
 //! under test shares no code with this generator.
 #![allow(dead_code)]
 
-use antiproof::rules::{Color, Move, Position, RuleSet};
+use antiproof::rules::{Color, Move, Position, Rules};
 use antiproof::store::{Key, Record, Verdict};
 use antiproof::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
 use std::collections::HashMap;
@@ -33,7 +33,7 @@ pub struct Proof {
     /// The line as move codes (the win-tree prolog).
     pub prolog: Vec<MoveCode>,
     /// The rule set.
-    pub rules: RuleSet,
+    pub rules: Rules,
     /// The winner.
     pub winner: Color,
     /// The proof DAG; node 0 is the root.
@@ -49,7 +49,7 @@ impl Proof {
     /// rooted at node 0.
     fn new(
         moves: &[Move],
-        rules: RuleSet,
+        rules: Rules,
         winner: Color,
         dag: ProofDag,
         positions: Vec<Position>,
@@ -57,7 +57,7 @@ impl Proof {
     ) -> Proof {
         Proof {
             line: moves.iter().map(|m| m.uci().to_string()).collect(),
-            prolog: moves.iter().map(|m| MoveCode(m.watkins_code())).collect(),
+            prolog: moves.iter().map(|m| m.watkins_code()).collect(),
             rules,
             winner,
             dag,
@@ -95,7 +95,7 @@ impl Proof {
 
 /// Proves `line` (space-separated moves from the start) for the side that
 /// wins, by proof-number search; panics beyond `max_nodes`.
-pub fn prove(line: &str, rules: RuleSet, winner: Color, max_nodes: usize) -> Proof {
+pub fn prove(line: &str, rules: Rules, winner: Color, max_nodes: usize) -> Proof {
     let (root, moves) = Position::startpos().play_line_str(line).unwrap();
     prove_from(root, &moves, rules, winner, max_nodes)
 }
@@ -104,7 +104,7 @@ pub fn prove(line: &str, rules: RuleSet, winner: Color, max_nodes: usize) -> Pro
 pub fn prove_from(
     root: Position,
     moves: &[Move],
-    rules: RuleSet,
+    rules: Rules,
     winner: Color,
     max_nodes: usize,
 ) -> Proof {
@@ -120,17 +120,17 @@ pub fn prove_set_up(
     max_nodes: usize,
 ) -> Option<Proof> {
     let pos = Position::from_pieces(pieces, Color::White, None).ok()?;
-    if pos.outcome(RuleSet::International).is_some() {
+    if pos.outcome(Rules::International).is_some() {
         return None;
     }
-    try_prove_from(pos, &[], RuleSet::International, Color::White, max_nodes)
+    try_prove_from(pos, &[], Rules::International, Color::White, max_nodes)
 }
 
 /// Proves from a position; `None` when not a win or over `max_nodes`.
 pub fn try_prove_from(
     root: Position,
     moves: &[Move],
-    rules: RuleSet,
+    rules: Rules,
     winner: Color,
     max_nodes: usize,
 ) -> Option<Proof> {
@@ -229,7 +229,7 @@ pub fn try_prove_from(
             Record {
                 verdict: Verdict::Loss,
                 flags: 0,
-                mv: 0,
+                mv: MoveCode::NONE,
                 size,
             }
         };
@@ -270,7 +270,7 @@ fn extract(
     };
     for c in kids {
         let cd = extract(nodes, c, winner, dag, positions, memo, winning_move);
-        let code = MoveCode(nodes[c].mv.unwrap().watkins_code());
+        let code = nodes[c].mv.unwrap().watkins_code();
         dag.add_edge(d, code, cd);
     }
     d
@@ -295,7 +295,7 @@ fn node_for<K: Eq + std::hash::Hash>(
     (d, true)
 }
 
-fn eval(nodes: &mut [Node], id: usize, rules: RuleSet, winner: Color) {
+fn eval(nodes: &mut [Node], id: usize, rules: Rules, winner: Color) {
     let pos = nodes[id].pos;
     // A repetition of an ancestor is no win for the winner.
     let mut a = nodes[id].parent;
@@ -370,7 +370,7 @@ pub fn ladder() -> &'static [Proof] {
 fn prove_rungs() -> Vec<Proof> {
     RUNGS
         .iter()
-        .map(|&(line, w)| prove(line, RuleSet::International, w, MAX_NODES))
+        .map(|&(line, w)| prove(line, Rules::International, w, MAX_NODES))
         .collect()
 }
 
@@ -452,7 +452,7 @@ pub fn synthetic(line: &str, plies: u32) -> Proof {
         if !new {
             return d;
         }
-        if depth == plies || pos.outcome(RuleSet::International).is_some() {
+        if depth == plies || pos.outcome(Rules::International).is_some() {
             return d;
         }
         let legal = pos.legal_moves();
@@ -463,14 +463,14 @@ pub fn synthetic(line: &str, plies: u32) -> Proof {
         };
         for m in chosen {
             let c = go(pos.play(m), depth + 1, plies, winner, dag, positions, memo);
-            dag.add_edge(d, MoveCode(m.watkins_code()), c);
+            dag.add_edge(d, m.watkins_code(), c);
         }
         d
     }
     go(root, 0, plies, winner, &mut dag, &mut positions, &mut memo);
     Proof::new(
         &moves,
-        RuleSet::International,
+        Rules::International,
         winner,
         dag,
         positions,
@@ -518,7 +518,7 @@ pub fn prove_with_cli(line: &str, winner: Color) -> Proof {
         if !new {
             return d;
         }
-        if pos.outcome(RuleSet::International).is_some() {
+        if pos.outcome(Rules::International).is_some() {
             return d;
         }
         let moves: Vec<Move> = if pos.turn() == winner {
@@ -530,7 +530,7 @@ pub fn prove_with_cli(line: &str, winner: Color) -> Proof {
             let m = *pos
                 .legal_moves()
                 .iter()
-                .find(|m| m.watkins_code() & 0x7fff == r.mv & 0x7fff)
+                .find(|m| m.watkins_code().same_move(r.mv))
                 .expect("stored move is legal");
             vec![m]
         } else {
@@ -541,7 +541,7 @@ pub fn prove_with_cli(line: &str, winner: Color) -> Proof {
         };
         for m in moves {
             let c = go(pos.play(m), winner, st, dag, positions, records, memo);
-            dag.add_edge(d, MoveCode(m.watkins_code()), c);
+            dag.add_edge(d, m.watkins_code(), c);
         }
         d
     }
@@ -558,7 +558,7 @@ pub fn prove_with_cli(line: &str, winner: Color) -> Proof {
     let _ = std::fs::remove_dir_all(&dir);
     Proof::new(
         &moves,
-        RuleSet::International,
+        Rules::International,
         winner,
         dag,
         positions,
@@ -589,7 +589,7 @@ pub fn write_proof(
     winner: Color,
     sizes: bool,
 ) -> (PathBuf, u64) {
-    let proof = prove(line, RuleSet::International, winner, MAX_NODES);
+    let proof = prove(line, Rules::International, winner, MAX_NODES);
     let opts = WriteOptions {
         size_table: sizes,
         size_depth: None,

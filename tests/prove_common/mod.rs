@@ -1,7 +1,6 @@
 //! Shared by the prove tests: a plain walker of stored proofs.
 
-use antiproof::rules::{Color, Outcome, Position, RuleSet};
-use antiproof::search::store_rules;
+use antiproof::rules::{Color, Outcome, Position, Rules};
 use antiproof::store::{Key, Store, Verdict};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -23,12 +22,12 @@ pub fn walk(db: &Path, line: &str, winner: Color) -> usize {
     let (root, _) = Position::startpos().play_line_str(line).unwrap();
     let store = Store::open_existing(db).unwrap();
     let reader = store.reader().unwrap();
-    let rules = store_rules(RuleSet::International);
+    let rules = Rules::International;
     // false: on the path; true: done.
     let mut seen: HashMap<Key, bool> = HashMap::new();
     let mut stack: Vec<(Position, Vec<Position>)> = Vec::new();
     let expand = |pos: &Position, seen: &mut HashMap<Key, bool>| -> Option<Vec<Position>> {
-        if let Some(o) = pos.outcome(RuleSet::International) {
+        if let Some(o) = pos.outcome(Rules::International) {
             assert_eq!(o, Outcome::Win(winner), "a leaf not won: {}", pos.to_fen());
             seen.insert(pos.pack().0, true);
             return None;
@@ -45,7 +44,7 @@ pub fn walk(db: &Path, line: &str, winner: Color) -> usize {
             let m = moves
                 .iter()
                 .copied()
-                .find(|m| m.watkins_code() == rec.mv)
+                .find(|m| m.watkins_code().same_move(rec.mv))
                 .unwrap_or_else(|| panic!("stored move {:#x} illegal at {}", rec.mv, pos.to_fen()));
             Some(vec![pos.play(m)])
         } else {

@@ -1,0 +1,18 @@
+//! Plain vocabulary shared by the prover, the store, the file formats and
+//! the checker: names and codes only, no rules logic, so the independent
+//! checker (`crate::check`) may import it without trusting the prover.
+//!
+//! * [`Rules`]: the rule set, with its name (`"international"`, `"fics"`)
+//!   and its one-byte code in stored formats.
+//! * [`MoveCode`]: the 16-bit Watkins move code (win-tree files, store
+//!   records), with named accessors; its bit layout is written out here
+//!   and nowhere else.
+//!
+//! This module imports nothing from the rest of the crate, nor shakmaty
+//! (`tests/check_independence.rs` holds it to that).
+
+mod move_code;
+mod rule_set;
+
+pub use move_code::MoveCode;
+pub use rule_set::Rules;
