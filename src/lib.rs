@@ -11,9 +11,11 @@
 //!   [`tablefile`]: their rules-free half (format, index, certifier), which
 //!   the checker reads.
 //! - [`web`], [`openings`]: browse, serve and the first-move table.
+//! - [`fsutil`]: small file-system helpers shared across modules.
 //! - [`cli`]: the command line, a thin layer over the rest.
 pub mod check;
 pub mod cli;
+pub mod fsutil;
 pub mod openings;
 pub mod rules;
 pub mod search;

@@ -375,3 +375,13 @@ impl Position {
         cannot_win(0) && cannot_win(1)
     }
 }
+
+/// The legal move of `pos` that a win-tree or store move code stands for
+/// (compared without the en-passant bit).
+pub fn move_of_code(pos: &Position, code: u16) -> Option<Move> {
+    let code = code & 0x7fff;
+    pos.legal_moves()
+        .iter()
+        .copied()
+        .find(|m| m.watkins_code() & 0x7fff == code)
+}
