@@ -8,10 +8,10 @@ use std::process::ExitCode;
 mod browse;
 mod demo;
 mod export;
+mod openings;
 mod perft;
 mod prove;
 mod serve;
-mod table;
 mod tables;
 mod verify;
 
@@ -47,7 +47,8 @@ enum Command {
     /// Serve proof trees over HTTP and as a web page.
     Serve(serve::ServeArgs),
     /// The table of White's 20 first moves.
-    Table(table::TableArgs),
+    #[command(alias = "table")]
+    Openings(openings::OpeningsArgs),
     /// Endgame tables up to 4 men: build, verify, probe.
     Tables(tables::TablesArgs),
     /// Prove 1.e3 d5 into a temporary store, export it, and certify it with
@@ -77,7 +78,7 @@ fn run_command(command: Command) -> anyhow::Result<u8> {
         Command::Export(args) => export::run(args),
         Command::Browse(args) => browse::run(args),
         Command::Serve(args) => serve::run(args),
-        Command::Table(args) => table::run(args),
+        Command::Openings(args) => openings::run(args),
         Command::Tables(args) => tables::run(args),
         Command::Demo(args) => demo::run(args),
     }
