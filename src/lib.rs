@@ -11,11 +11,13 @@
 //!   [`tablefile`]: their rules-free half (format, index, certifier), which
 //!   the checker reads.
 //! - [`web`], [`openings`]: browse, serve and the first-move table.
+//! - [`fsutil`]: small file-system helpers shared across modules.
 //! - [`cli`]: the command line, a thin layer over the rest.
 //! - [`vocab`]: plain vocabulary shared by all of them (the rule set,
 //!   move codes): names and codes only, no rules logic.
 pub mod check;
 pub mod cli;
+pub mod fsutil;
 pub mod openings;
 pub mod rules;
 pub mod search;

@@ -185,7 +185,7 @@ pub struct Certified {
     /// Whether the checker accepted it (None: no record).
     pub verified: Option<bool>,
     /// Whether `verified` was decided by running the checker now
-    /// (`table --verify`) rather than read from the sidecar.
+    /// (`openings --verify`) rather than read from the sidecar.
     pub checked_now: bool,
 }
 
@@ -252,7 +252,7 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
             let mut pos = start;
             let mut ms = Vec::new();
             for c in t.prolog() {
-                let Some(m) = crate::web::source::move_of_code(&pos, c) else {
+                let Some(m) = crate::rules::move_of_code(&pos, c) else {
                     break;
                 };
                 pos.play_unchecked(m);
@@ -319,15 +319,14 @@ pub fn scan_certified(dir: &Path) -> Result<Vec<Certified>, OpeningsError> {
     if !dir.exists() {
         return Ok(Vec::new());
     }
-    let files =
-        crate::web::source::files_with_ext(dir, "tree").map_err(|source| OpeningsError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
+    let files = crate::fsutil::files_with_ext(dir, "tree").map_err(|source| OpeningsError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     files.iter().map(|f| certified_entry(f)).collect()
 }
 
-/// One row of `antiproof table`.
+/// One row of `antiproof openings`.
 #[derive(Clone, Debug, Serialize)]
 pub struct TableRow {
     /// The move, SAN.

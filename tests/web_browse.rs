@@ -370,7 +370,7 @@ fn table_lists_certified_proofs_from_sidecars() {
     // A tree without a sidecar: the line comes from its prolog.
     std::fs::copy(&f.bare, proofs.join("bare.tree")).unwrap();
     let proofs_s = proofs.display().to_string();
-    let (code, out, _) = common::antiproof(&["table", "--json", "--proofs", &proofs_s]);
+    let (code, out, _) = common::antiproof(&["openings", "--json", "--proofs", &proofs_s]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rows = v.as_array().unwrap();
@@ -392,7 +392,17 @@ fn table_lists_certified_proofs_from_sidecars() {
     for r in rows.iter().filter(|r| r["move"] != "e3") {
         assert!(r["certified"].as_array().unwrap().is_empty(), "{r}");
     }
-    let (_, text, _) = common::antiproof(&["table", "--proofs", &proofs_s]);
+    let (_, text, _) = common::antiproof(&["openings", "--proofs", &proofs_s]);
+    // `table`, the command's former name, is a hidden alias.
+    let (code, alias, _) = common::antiproof(&["table", "--proofs", &proofs_s]);
+    assert_eq!(code, 0);
+    assert_eq!(alias, text);
+    let (_, help, _) = common::antiproof(&["--help"]);
+    assert!(help.contains("openings"), "{help}");
+    assert!(
+        !help.lines().any(|l| l.trim_start().starts_with("table ")),
+        "{help}"
+    );
     assert!(
         text.contains("e3 d5 (international, white wins, 33 positions, verified)"),
         "{text}"
@@ -439,7 +449,7 @@ fn table_lists_certified_proofs_from_sidecars() {
     )
     .unwrap();
     let (code, out, _) = common::antiproof(&[
-        "table",
+        "openings",
         "--json",
         "--verify",
         "--proofs",

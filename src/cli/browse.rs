@@ -1,8 +1,9 @@
 //! `antiproof browse`: Show the proof tree at a line in the terminal.
 
 use super::{EXIT_ERROR, EXIT_OK};
+use crate::fsutil::files_with_ext;
 use crate::rules::{Color, Rules};
-use crate::web::source::{Forest, ProofSource, RecordSource, TreeSource, files_with_ext};
+use crate::web::source::{Forest, ProofSource, RecordSource, TreeSource};
 use crate::web::view;
 use anyhow::Context;
 use clap::Args;

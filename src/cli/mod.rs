@@ -8,11 +8,11 @@ use std::process::ExitCode;
 mod browse;
 mod demo;
 mod export;
+mod openings;
 mod perft;
 mod prove;
 mod serve;
 mod store;
-mod table;
 mod tables;
 mod verify;
 
@@ -48,7 +48,8 @@ enum Command {
     /// Serve proof trees over HTTP and as a web page.
     Serve(serve::ServeArgs),
     /// The table of White's 20 first moves.
-    Table(table::TableArgs),
+    #[command(alias = "table")]
+    Openings(openings::OpeningsArgs),
     /// Endgame tables up to 4 men: build, verify, probe.
     Tables(tables::TablesArgs),
     /// Look after a proof store file: integrity check, compaction.
@@ -80,7 +81,7 @@ fn run_command(command: Command) -> anyhow::Result<u8> {
         Command::Export(args) => export::run(args),
         Command::Browse(args) => browse::run(args),
         Command::Serve(args) => serve::run(args),
-        Command::Table(args) => table::run(args),
+        Command::Openings(args) => openings::run(args),
         Command::Tables(args) => tables::run(args),
         Command::Store(args) => store::run(args),
         Command::Demo(args) => demo::run(args),

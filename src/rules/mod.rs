@@ -26,5 +26,5 @@ pub use moves::{MAX_MOVES, Move, MoveList, UciMove};
 pub use notation::{LineError, MoveError, line_san, numbered_san, split_line};
 pub use outcome::Outcome;
 pub use packed::{PACKED_LEN, PackedError, PackedPosition};
-pub use position::Position;
+pub use position::{Position, move_of_code};
 pub use types::{Color, Piece, Role, Square};

@@ -5,6 +5,7 @@ use super::bitboard::{self, Bitboard, squares};
 use super::moves::Move;
 use super::types::{Color, Piece, Role, Square};
 use super::zobrist;
+use crate::vocab::MoveCode;
 use std::hash::{Hash, Hasher};
 
 /// An antichess position.
@@ -374,4 +375,13 @@ impl Position {
         };
         cannot_win(0) && cannot_win(1)
     }
+}
+
+/// The legal move of `pos` that a win-tree or store move code stands for
+/// (compared without the en-passant bit).
+pub fn move_of_code(pos: &Position, code: MoveCode) -> Option<Move> {
+    pos.legal_moves()
+        .iter()
+        .copied()
+        .find(|m| m.watkins_code().same_move(code))
 }

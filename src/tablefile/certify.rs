@@ -36,15 +36,6 @@ use shakmaty::{
 };
 use std::fmt;
 
-const ROLES: [Role; 6] = [
-    Role::Pawn,
-    Role::Knight,
-    Role::Bishop,
-    Role::Rook,
-    Role::Queen,
-    Role::King,
-];
-
 /// Why a table was not certified.
 #[derive(Debug)]
 pub enum CertifyError {
@@ -126,7 +117,7 @@ fn position(pieces: &[(usize, usize)], p: &Squares) -> Result<Antichess, String>
             Square::new(p.sq[i] as u32),
             Piece {
                 color: color(c),
-                role: ROLES[r],
+                role: Role::ALL[r],
             },
         );
     }
@@ -144,7 +135,7 @@ fn material(board: &Board) -> Material {
             m.counts[c][r] = board
                 .by_piece(Piece {
                     color: color(c),
-                    role: ROLES[r],
+                    role: Role::ALL[r],
                 })
                 .count() as u8;
         }
@@ -167,7 +158,7 @@ fn squares(pos: &Antichess, m: &Material, layout: &Layout) -> Squares {
         let c = if flip { 1 - g.color } else { g.color };
         let bb: Bitboard = board.by_piece(Piece {
             color: color(c),
-            role: ROLES[g.role],
+            role: Role::ALL[g.role],
         });
         let mut sqs = [0u8; MAX_MEN];
         for (i, s) in bb.into_iter().enumerate().take(g.count) {
@@ -361,17 +352,7 @@ pub fn certify<S: TableSource + Sync>(table: &Table, src: &S) -> Result<Certifie
                 }
                 done.positions += 1;
                 done.moves += moves;
-                match stored {
-                    Value::Win(n) => {
-                        stats.wins += 1;
-                        stats.longest_win = stats.longest_win.max(n);
-                    }
-                    Value::Loss(n) => {
-                        stats.losses += 1;
-                        stats.longest_loss = stats.longest_loss.max(n);
-                    }
-                    Value::Draw => stats.draws += 1,
-                }
+                stats.tally(stored);
             }
             Ok((done, stats))
         })

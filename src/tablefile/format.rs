@@ -37,7 +37,7 @@
 
 use super::index::Layout;
 use super::material::Material;
-use super::{Rules, TableError};
+use super::{Rules, TableError, Value};
 use memmap2::Mmap;
 use std::fs::{self, File};
 use std::io::Write;
@@ -86,6 +86,23 @@ pub struct Stats {
     pub longest_win: u16,
     /// Longest loss in plies.
     pub longest_loss: u16,
+}
+
+impl Stats {
+    /// Counts one used entry's value.
+    pub fn tally(&mut self, value: Value) {
+        match value {
+            Value::Win(n) => {
+                self.wins += 1;
+                self.longest_win = self.longest_win.max(n);
+            }
+            Value::Loss(n) => {
+                self.losses += 1;
+                self.longest_loss = self.longest_loss.max(n);
+            }
+            Value::Draw => self.draws += 1,
+        }
+    }
 }
 
 /// A table header.

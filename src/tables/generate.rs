@@ -310,17 +310,7 @@ pub fn run<S: TableSource + Sync>(
                 overflow.push((i as u32, value.code() as u16));
             }
         }
-        match value {
-            Value::Win(n) => {
-                stats.wins += 1;
-                stats.longest_win = stats.longest_win.max(n);
-            }
-            Value::Loss(n) => {
-                stats.losses += 1;
-                stats.longest_loss = stats.longest_loss.max(n);
-            }
-            Value::Draw => stats.draws += 1,
-        }
+        stats.tally(value);
     }
     Ok(Generated {
         data,

@@ -19,12 +19,12 @@
 //! Sources are presentation: they trust the proof. Certifying it is the
 //! checker's job (`antiproof verify`).
 
-use crate::rules::{Color, Move, Position, Rules};
+use crate::rules::{Color, Move, Position, Rules, move_of_code};
 use crate::store::{Key, Record, Store, StoreError, Verdict};
 use crate::wintree::{MoveCode, WinTree, WinTreeError};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 /// One move of a proof node.
@@ -114,15 +114,6 @@ pub trait ProofSource: Send + Sync {
     /// What the proof holds at `pos`, reached from the standard start
     /// position by `line` (legal moves).
     fn lookup(&self, line: &[Move], pos: &Position) -> Result<Lookup, SourceError>;
-}
-
-/// The legal move of `pos` that a win-tree or store move code stands for
-/// (compared without the en-passant bit).
-pub fn move_of_code(pos: &Position, code: MoveCode) -> Option<Move> {
-    pos.legal_moves()
-        .iter()
-        .copied()
-        .find(|m| m.watkins_code().same_move(code))
 }
 
 // ---------------------------------------------------------------------------
@@ -569,17 +560,4 @@ impl ProofSource for Forest {
             None => Lookup::Before { entries: before },
         })
     }
-}
-
-/// Files of a directory with the given extension, sorted by name.
-pub fn files_with_ext(dir: &Path, ext: &str) -> std::io::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir)? {
-        let p = e?.path();
-        if p.extension().is_some_and(|x| x == ext) && p.is_file() {
-            out.push(p);
-        }
-    }
-    out.sort();
-    Ok(out)
 }

@@ -1,4 +1,5 @@
-//! `antiproof table`: The table of White's 20 first moves.
+//! `antiproof openings`: The table of White's 20 first moves (`table`
+//! is a hidden alias, the command's former name).
 
 use super::EXIT_OK;
 use crate::openings::{Certified, scan_certified, table, verify_entry};
@@ -6,9 +7,9 @@ use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Arguments of `antiproof table`.
+/// Arguments of `antiproof openings`.
 #[derive(Args, Debug)]
-pub struct TableArgs {
+pub struct OpeningsArgs {
     /// Print a JSON array of 20 objects (move, uci, published, reply, year,
     /// source, note, certified).
     #[arg(long)]
@@ -42,8 +43,8 @@ fn describe(c: &Certified) -> String {
     format!("{s} ({})", parts.join(", "))
 }
 
-/// Runs `antiproof table`.
-pub fn run(args: TableArgs) -> anyhow::Result<u8> {
+/// Runs `antiproof openings`.
+pub fn run(args: OpeningsArgs) -> anyhow::Result<u8> {
     let mut certified = scan_certified(&args.proofs)?;
     if args.verify {
         for c in &mut certified {

@@ -1,0 +1,316 @@
+//! Checking a win-tree file.
+//!
+//! [`check_tree`] runs passes over one [`Ctx`], the check's fixed inputs:
+//! 1. [`check_prolog`], [`resolve_line`]: the prolog and the line to the
+//!    node to certify are legal;
+//! 2. [`Targets::collect`]: every slot decodes; the transposition targets;
+//! 3. [`start_at`]: the winner and the node the line leads to;
+//! 4. [`Walker::visit`]: every branch below it replayed and checked
+//!    ([`walk`]);
+//! 5. [`Walker::settle_deferred`]: transpositions met before their target
+//!    compared with it, targets outside the subtree walked too;
+//! 6. [`assemble`]: cycles and the longest line on the graph of regions
+//!    ([`graph`]), and the verdict.
+
+mod graph;
+mod layout;
+mod targets;
+mod walk;
+
+use super::game::{self, KEY_LEN};
+use super::{LeafTables, Reason, Rejection, Report, Rules, Verdict};
+use crate::wintree::{MoveCode, Node, WinTree};
+use layout::{follow, infer_winner, path_to};
+use shakmaty::variant::Antichess;
+use shakmaty::{Color, Position};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+use targets::Targets;
+use walk::{Acc, NO_REGION, Place, Walker};
+
+/// Options of [`check_tree`].
+#[derive(Clone, Debug, Default)]
+pub struct TreeOptions {
+    /// The rule set.
+    pub rules: Rules,
+    /// The winner; `None`: inferred from the root (the side whose nodes
+    /// have single children).
+    pub winner: Option<Color>,
+    /// The position the prolog starts from; `None`: the standard start
+    /// position (as in every published file). For tests of positions set
+    /// up from a FEN.
+    pub start: Option<Antichess>,
+    /// Worker threads; `None`: all cores.
+    pub threads: Option<usize>,
+    /// Moves after the prolog to the node to certify (the file's root when
+    /// empty). Transpositions leaving that subtree are followed: their
+    /// targets' subtrees are checked too.
+    pub line: Vec<MoveCode>,
+    /// Endgame tables scoring leaves of 4 men or fewer that are not
+    /// finished games (see [`super::tables`]); `None`: such leaves make
+    /// the proof not certified.
+    pub tables: Option<Arc<LeafTables>>,
+}
+
+type Key = [u8; KEY_LEN];
+
+/// What every pass reads: the file, the options, the position the prolog
+/// starts from, the prolog and the clock.
+struct Ctx<'t> {
+    tree: &'t WinTree<'t>,
+    opts: &'t TreeOptions,
+    start: Antichess,
+    prolog: Vec<MoveCode>,
+    t0: Instant,
+}
+
+impl Ctx<'_> {
+    /// The SAN line and the position after the prolog and `moves` (the
+    /// line ends with `?` at the first illegal move).
+    fn replay(&self, moves: &[MoveCode]) -> (String, Antichess) {
+        let mut all = self.prolog.clone();
+        all.extend_from_slice(moves);
+        game::san_line(&self.start, &all)
+    }
+
+    /// A rejection at a slot, with the line to it.
+    fn located(&self, slot: u32, reason: Reason) -> Verdict {
+        let (line, fen) = match path_to(self.tree, slot) {
+            Some((p, _)) => {
+                let (line, pos) = self.replay(&p);
+                (line, game::fen(&pos))
+            }
+            None => ("(unknown: the file structure is broken)".into(), "?".into()),
+        };
+        Verdict::Rejected(Box::new(Rejection {
+            line,
+            fen,
+            node: Some(slot),
+            reason,
+        }))
+    }
+
+    /// The report with its verdict and time.
+    fn finish(&self, mut report: Report, verdict: Verdict) -> Report {
+        report.verdict = verdict;
+        report.elapsed = self.t0.elapsed();
+        report
+    }
+}
+
+/// A rejection at no node of the file.
+fn rejected(line: String, fen: String, reason: Reason) -> Verdict {
+    Verdict::Rejected(Box::new(Rejection {
+        line,
+        fen,
+        node: None,
+        reason,
+    }))
+}
+
+/// Checks a win-tree file: see the module docs of [`crate::check`].
+pub fn check_tree(tree: &WinTree, opts: &TreeOptions) -> Report {
+    let t0 = Instant::now();
+    let ctx = Ctx {
+        tree,
+        opts,
+        start: opts.start.clone().unwrap_or_default(),
+        prolog: tree.prolog(),
+        t0,
+    };
+    let (root_line, root) = ctx.replay(&[]);
+    let winner = opts.winner.unwrap_or(root.turn());
+    let report = Report::begin(opts.rules, &root, root_line, winner, t0);
+    if let Err(v) = check_prolog(&ctx, &report) {
+        return ctx.finish(report, v);
+    }
+    let pool = match Pool::new(opts.threads) {
+        Ok(p) => p,
+        Err(e) => {
+            let reason = Reason::Malformed(format!("cannot start threads: {e}"));
+            let v = rejected(String::new(), report.root_fen.clone(), reason);
+            return ctx.finish(report, v);
+        }
+    };
+    let mut report = report;
+    let sub_root = match resolve_line(&ctx, &mut report) {
+        Ok(p) => p,
+        Err(v) => return ctx.finish(report, v),
+    };
+    pool.install(|| check_in_pool(&ctx, &root, &sub_root, report))
+}
+
+/// The prolog's moves are moves, and legal.
+fn check_prolog(ctx: &Ctx, report: &Report) -> Result<(), Verdict> {
+    for (i, c) in ctx.prolog.iter().enumerate() {
+        if c.is_null() || !c.is_move() {
+            let (line, pos) = game::san_line(&ctx.start, &ctx.prolog[..i]);
+            let reason =
+                Reason::BadLine(format!("prolog move {} ({:#06x}) is not a move", i + 1, c));
+            return Err(rejected(line, game::fen(&pos), reason));
+        }
+    }
+    if report.root_line.ends_with('?') {
+        let reason = Reason::BadLine("a prolog move is not legal".into());
+        return Err(rejected(
+            report.root_line.clone(),
+            report.root_fen.clone(),
+            reason,
+        ));
+    }
+    Ok(())
+}
+
+/// The position of the node to certify, reached by the line after the
+/// prolog; the report's root becomes that node.
+fn resolve_line(ctx: &Ctx, report: &mut Report) -> Result<Antichess, Verdict> {
+    let (full_line, sub_root) = ctx.replay(&ctx.opts.line);
+    if full_line.ends_with('?') {
+        let reason = Reason::BadLine("a move of the line is not legal".into());
+        return Err(rejected(full_line, report.root_fen.clone(), reason));
+    }
+    report.root_line = full_line;
+    report.root_fen = game::fen(&sub_root);
+    Ok(sub_root)
+}
+
+/// The worker threads. Deep lines recurse: the workers get large
+/// (virtual) stacks. The pool for all cores is built once per process.
+enum Pool {
+    Shared(&'static rayon::ThreadPool),
+    Own(rayon::ThreadPool),
+}
+
+impl Pool {
+    fn new(threads: Option<usize>) -> Result<Pool, String> {
+        static POOL: OnceLock<Result<rayon::ThreadPool, String>> = OnceLock::new();
+        match threads {
+            None => match POOL.get_or_init(|| build_pool(0)) {
+                Ok(p) => Ok(Pool::Shared(p)),
+                Err(e) => Err(e.clone()),
+            },
+            Some(t) => build_pool(t).map(Pool::Own),
+        }
+    }
+
+    fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match self {
+            Pool::Shared(p) => p.install(f),
+            Pool::Own(p) => p.install(f),
+        }
+    }
+}
+
+fn build_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(256 << 20)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+/// The passes that run on the worker threads.
+fn check_in_pool(ctx: &Ctx, root: &Antichess, sub_root: &Antichess, mut report: Report) -> Report {
+    let targets = match Targets::collect(ctx.tree) {
+        Ok(t) => t,
+        Err(bad) => {
+            let e = ctx.tree.node(bad).expect_err("found bad above");
+            return ctx.finish(report, ctx.located(bad, e.into()));
+        }
+    };
+    let winner = ctx
+        .opts
+        .winner
+        .unwrap_or_else(|| infer_winner(ctx.tree, root, ctx.opts.rules));
+    report.winner = winner;
+    let walker = Walker::new(ctx, winner, targets);
+    let start = match start_at(&walker, &report) {
+        Ok(s) => s,
+        Err(v) => return ctx.finish(report, v),
+    };
+    let mut acc = Acc::default();
+    walker.visit(start.node, start.end, sub_root, start.place, &mut acc);
+    walker.settle_deferred(&mut acc);
+    assemble(&walker, acc, start.region, report)
+}
+
+/// Where the walk starts.
+struct Start {
+    /// The node to certify.
+    node: Node,
+    /// The end of its range.
+    end: u32,
+    /// Its place: the root's region, or none when it is a transposition
+    /// target (it then starts a region of its own).
+    place: Place,
+    /// The region the longest line is measured from.
+    region: u32,
+}
+
+/// The node the line leads to, and where the walk starts there.
+fn start_at(walker: &Walker, report: &Report) -> Result<Start, Verdict> {
+    let ctx = walker.ctx;
+    let (slot, end) = if ctx.opts.line.is_empty() {
+        (0, ctx.tree.len())
+    } else {
+        follow(ctx.tree, &ctx.opts.line).ok_or_else(|| {
+            Verdict::Rejected(Box::new(Rejection {
+                line: report.root_line.clone(),
+                fen: report.root_fen.clone(),
+                node: Some(0),
+                reason: Reason::BadLine("the line leaves the tree".into()),
+            }))
+        })?
+    };
+    let node = ctx
+        .tree
+        .node(slot)
+        .map_err(|e| ctx.located(slot, e.into()))?;
+    let root_region = walker.targets.len();
+    let (place, region) = if walker.targets.contains(slot) {
+        (Place::top(NO_REGION), walker.targets.id(slot))
+    } else {
+        (Place::top(root_region), root_region)
+    };
+    Ok(Start {
+        node,
+        end,
+        place,
+        region,
+    })
+}
+
+/// The report from what the walk found: counts, cycles and the longest
+/// line on the graph of regions, the verdict.
+fn assemble(walker: &Walker, mut acc: Acc, first_region: u32, mut report: Report) -> Report {
+    let ctx = walker.ctx;
+    report.positions = acc.positions;
+    report.positions_with_repeats = acc.positions + acc.pointers;
+    report.leaves = acc.leaves;
+    let local: Vec<u32> = walker
+        .local
+        .iter()
+        .map(|a| a.load(Ordering::Relaxed))
+        .collect();
+    let shape = graph::graph(local.len(), &mut acc.edges, &local, first_region);
+    report.longest_line = shape.longest;
+    if !shape.acyclic {
+        let slot = shape
+            .cycle_at
+            .map(|id| walker.targets.slots[id as usize])
+            .unwrap_or(0);
+        report.verdict = ctx.located(
+            slot,
+            Reason::Cycle(format!(
+                "the position at node {slot} is reached again below itself through transpositions"
+            )),
+        );
+    } else if let Some((n, r)) = acc.error {
+        report.verdict = ctx.located(n, r);
+    } else {
+        super::finish_tables(&mut report, ctx.opts.tables.as_deref());
+    }
+    report.elapsed = ctx.t0.elapsed();
+    report
+}
