@@ -4,6 +4,8 @@
 //! - [`rules`]: the project's own fast antichess rules (prover, tables).
 //! - [`search`]: the proof-number search; writes proofs through [`store`].
 //! - [`store`]: the proof store (redb), fixed-width versioned records.
+//! - [`stored`]: what a stored proof means at a position (the one reader
+//!   of records, for extraction, export, browse/serve and the tests).
 //! - [`wintree`]: the Watkins win-tree format, reader and writer.
 //! - [`check`]: the independent checker (shakmaty only, nothing of
 //!   `rules`, `search` or `tables`).
@@ -22,6 +24,7 @@ pub mod openings;
 pub mod rules;
 pub mod search;
 pub mod store;
+pub mod stored;
 pub mod tablefile;
 pub mod tables;
 pub mod vocab;

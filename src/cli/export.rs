@@ -14,7 +14,8 @@
 
 use super::{EXIT_NO, EXIT_OK};
 use crate::rules::{Color, Move, Position, Rules};
-use crate::store::{Record, StoreReader, Verdict};
+use crate::store::{Key, StoreReader};
+use crate::stored::{Node, StoredProof};
 use crate::tables::{Tables, Value};
 use crate::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
 use anyhow::Context;
@@ -64,11 +65,10 @@ pub struct ExportArgs {
 struct Broken(String);
 
 struct Exporter<'r> {
-    reader: &'r StoreReader,
-    rules: Rules,
+    proof: StoredProof<&'r StoreReader>,
     winner: Color,
     dag: ProofDag,
-    ids: HashMap<[u8; 25], (usize, bool)>,
+    ids: HashMap<Key, (usize, bool)>,
     table_leaves: u64,
     path: Vec<Move>,
     /// Tables to expand table leaves with.
@@ -98,10 +98,6 @@ impl Exporter<'_> {
         })
     }
 
-    fn get(&self, pos: &Position) -> anyhow::Result<Option<Record>> {
-        Ok(self.reader.get(self.rules, &pos.pack().0)?)
-    }
-
     fn visit(&mut self, pos: &Position) -> anyhow::Result<Result<usize, Broken>> {
         let key = pos.pack().0;
         if let Some(&(id, done)) = self.ids.get(&key) {
@@ -112,44 +108,29 @@ impl Exporter<'_> {
         }
         let id = self.dag.add_node();
         self.ids.insert(key, (id, false));
-        let moves: Vec<Move> = if pos.outcome(self.rules).is_some() {
-            Vec::new()
-        } else if pos.turn() == self.winner {
-            match self.get(pos)? {
-                Some(Record {
-                    verdict: Verdict::Win,
-                    mv,
-                    ..
-                }) => {
-                    let legal = pos.legal_moves();
-                    match legal.iter().find(|m| m.watkins_code().same_move(mv)) {
-                        Some(&m) => vec![m],
-                        None => {
-                            return Ok(Err(Broken(format!(
-                                "stored move {:#06x} is not legal",
-                                mv
-                            ))));
-                        }
+        let loser_to_move = pos.turn() != self.winner;
+        let moves: Vec<Move> = match self.proof.node_for(pos, self.winner)? {
+            Err(b) => return Ok(Err(Broken(b.to_string()))),
+            Ok(n @ (Node::GameEnd(_) | Node::Win { .. } | Node::Loss { .. })) => n.moves(pos),
+            // The loser's replies are all legal moves, record or not: the
+            // winner's positions below say whether the proof goes on.
+            Ok(Node::TableSized | Node::Missing) if loser_to_move => pos.legal_moves().to_vec(),
+            Ok(Node::TableSized) => match self.expand {
+                Some(t) => match self.table_move(t, pos) {
+                    Ok(m) => {
+                        self.expanded += 1;
+                        vec![m]
                     }
-                }
-                Some(_) => return Ok(Err(Broken("a loss record for the winner".into()))),
-                None if pos.men() <= 4 => match self.expand {
-                    Some(t) => match self.table_move(t, pos) {
-                        Ok(m) => {
-                            self.expanded += 1;
-                            vec![m]
-                        }
-                        Err(b) => return Ok(Err(b)),
-                    },
-                    None => {
-                        self.table_leaves += 1;
-                        Vec::new()
-                    }
+                    Err(b) => return Ok(Err(b)),
                 },
-                None => return Ok(Err(Broken("no record for the winner's move".into()))),
+                None => {
+                    self.table_leaves += 1;
+                    Vec::new()
+                }
+            },
+            Ok(Node::Missing) => {
+                return Ok(Err(Broken("no record for the winner's move".into())));
             }
-        } else {
-            pos.legal_moves().to_vec()
         };
         for m in moves {
             self.path.push(m);
@@ -190,44 +171,19 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
                 .collect::<Vec<_>>(),
         )
         .map_err(|e| anyhow::anyhow!("bad line: {e}"))?;
-    let sr = args.rules;
     let winner = match args.winner {
         Some(w) => w,
-        None => {
-            let win = |p: &Position| -> anyhow::Result<bool> {
-                Ok(matches!(
-                    reader.get(sr, &p.pack().0)?,
-                    Some(Record {
-                        verdict: Verdict::Win,
-                        ..
-                    })
-                ))
-            };
-            if let Some(o) = root.outcome(args.rules) {
-                o.winner().unwrap_or(root.turn())
-            } else if win(&root)? {
-                root.turn()
-            } else {
-                let mut found = None;
-                for &m in root.legal_moves().iter() {
-                    if win(&root.play(m))? {
-                        found = Some(!root.turn());
-                        break;
-                    }
-                }
-                match found {
-                    Some(w) => w,
-                    None => {
-                        eprintln!(
-                            "antiproof: no proof in {} at this line under {} rules",
-                            path.display(),
-                            args.rules
-                        );
-                        return Ok(EXIT_NO);
-                    }
-                }
+        None => match StoredProof::new(&reader, args.rules).winner_at(&root)? {
+            Some(w) => w,
+            None => {
+                eprintln!(
+                    "antiproof: no proof in {} at this line under {} rules",
+                    path.display(),
+                    args.rules
+                );
+                return Ok(EXIT_NO);
             }
-        }
+        },
     };
     // Deep proofs recurse: a thread with a large stack.
     let result = std::thread::scope(|s| {
@@ -235,8 +191,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
             .stack_size(1 << 30)
             .spawn_scoped(s, || {
                 let mut ex = Exporter {
-                    reader: &reader,
-                    rules: args.rules,
+                    proof: StoredProof::new(&reader, args.rules),
                     winner,
                     dag: ProofDag::new(),
                     ids: HashMap::new(),

@@ -4,6 +4,9 @@
 //!
 //! * [`Rules`]: the rule set, with its name (`"international"`, `"fics"`)
 //!   and its one-byte code in stored formats.
+//! * [`line`]: move lines as people write them (move numbers, results,
+//!   annotations dropped; null moves refused): one tokenizer for every
+//!   command, the checker's included.
 //! * [`MoveCode`]: the 16-bit Watkins move code (win-tree files, store
 //!   records), with named accessors; its bit layout is written out here
 //!   and nowhere else.
@@ -11,6 +14,7 @@
 //! This module imports nothing from the rest of the crate, nor shakmaty
 //! (`tests/check_independence.rs` holds it to that).
 
+pub mod line;
 mod move_code;
 mod rule_set;
 

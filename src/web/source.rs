@@ -8,11 +8,12 @@
 //!   [`crate::wintree::WinTree`]); sizes come from its size table, or are
 //!   computed by walking the subtree (and cached) when it has none;
 //! * [`RecordSource`]: proven positions with records as the proof store
-//!   keeps them (a [`crate::store::Store`] file, or a map in memory): at a
-//!   `Win` record the one stored move, at a `Loss` record every legal move
-//!   whose child has a record or is game over (or, under a record flagged
-//!   as resting on endgame tables, has at most 4 men: a table leaf); sizes
-//!   from `Record::size` (1 for a leaf);
+//!   keeps them (a [`crate::store::Store`] file, or a map in memory), read
+//!   through [`crate::stored::StoredProof`]: at a `Win` record the one
+//!   stored move, at a `Loss` record every legal move whose child has a
+//!   record or is game over (or, under a record flagged as resting on
+//!   endgame tables, has at most 4 men: a table leaf); sizes from
+//!   `Record::size` (1 for a leaf);
 //! * [`Forest`]: several sources answered together (for example every file
 //!   in `proofs/`).
 //!
@@ -20,7 +21,8 @@
 //! checker's job (`antiproof verify`).
 
 use crate::rules::{Color, Move, Position, Rules, move_of_code};
-use crate::store::{Key, Record, Store, StoreError, Verdict};
+use crate::store::{Record, Store, StoreError, Verdict};
+use crate::stored::{Broken, Node, RecordLookup, StoredProof};
 use crate::wintree::{MoveCode, WinTree, WinTreeError};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -305,54 +307,20 @@ impl ProofSource for TreeSource {
 // ---------------------------------------------------------------------------
 // Store records
 
-/// Looks up store records by key.
-pub trait RecordLookup: Send + Sync {
-    /// The record of a packed position, if proven.
-    fn record(&self, key: &Key) -> Result<Option<Record>, SourceError>;
-}
-
-impl RecordLookup for HashMap<Key, Record> {
-    fn record(&self, key: &Key) -> Result<Option<Record>, SourceError> {
-        Ok(self.get(key).copied())
-    }
-}
-
-/// A proof store file, read in a fresh snapshot per lookup.
-pub struct StoreRecords {
-    store: Store,
-    rules: Rules,
-}
-
-impl StoreRecords {
-    /// Opens an existing store.
-    pub fn open(path: &Path, rules: Rules) -> Result<StoreRecords, SourceError> {
-        Ok(StoreRecords {
-            store: Store::open_read_only(path)?,
-            rules,
-        })
-    }
-}
-
-impl RecordLookup for StoreRecords {
-    fn record(&self, key: &Key) -> Result<Option<Record>, SourceError> {
-        Ok(self.store.get(self.rules, key)?)
-    }
-}
-
-/// Proven positions with store records, as a proof source.
+/// Proven positions with store records, as a proof source: a proof
+/// store file (each lookup reads the store's last commit) or a map in
+/// memory. What a record means is [`StoredProof`]'s to say.
 pub struct RecordSource<R> {
     name: String,
-    records: R,
-    rules: Rules,
+    proof: StoredProof<R>,
 }
 
-impl RecordSource<StoreRecords> {
+impl RecordSource<Store> {
     /// Opens a proof store file.
     pub fn open_store(path: &Path, rules: Rules) -> Result<Self, SourceError> {
         Ok(RecordSource {
             name: path.display().to_string(),
-            records: StoreRecords::open(path, rules)?,
-            rules,
+            proof: StoredProof::new(Store::open_read_only(path)?, rules),
         })
     }
 }
@@ -362,35 +330,12 @@ impl<R: RecordLookup> RecordSource<R> {
     pub fn new(name: String, records: R, rules: Rules) -> Self {
         RecordSource {
             name,
-            records,
-            rules,
+            proof: StoredProof::new(records, rules),
         }
     }
 
-    fn size_of(&self, pos: &Position) -> Result<Option<u64>, SourceError> {
-        if let Some(r) = self.records.record(&pos.pack().0)? {
-            return Ok(Some(r.size));
-        }
-        Ok(pos.is_game_over(self.rules).then_some(1))
-    }
-}
-
-impl<R: RecordLookup> RecordSource<R> {
-    /// The move and size of a child in the proof below a record: a child
-    /// with its own record, a finished game, or (under a record resting on
-    /// endgame tables) a position of at most 4 men: a table leaf.
-    fn child_size(&self, rec: &Record, child: &Position) -> Result<Option<u64>, SourceError> {
-        if let Some(s) = self.size_of(child)? {
-            return Ok(Some(s));
-        }
-        Ok((rec.flags & 1 != 0 && child.men() <= 4).then_some(1))
-    }
-
-    fn winner_of(rec: &Record, pos: &Position) -> Color {
-        match rec.verdict {
-            Verdict::Win => pos.turn(),
-            Verdict::Loss => !pos.turn(),
-        }
+    fn rules(&self) -> Rules {
+        self.proof.rules()
     }
 
     /// Whether `mv` is a move of the proof at a position with record `rec`.
@@ -400,6 +345,59 @@ impl<R: RecordLookup> RecordSource<R> {
             Verdict::Loss => true,
         }
     }
+
+    /// The answer where the line has no record: a leaf of a proof whose
+    /// last move came from a recorded position, before any proof (the
+    /// moves that lead into one), or off every proof.
+    fn lookup_unrecorded(&self, line: &[Move], pos: &Position) -> Result<Lookup, SourceError> {
+        let mut p = Position::startpos();
+        let mut entered = false;
+        let mut parent: Option<(Record, Position)> = None;
+        for m in line {
+            let r = self.proof.record(&p)?;
+            entered |= r.is_some();
+            parent = r.filter(|r| Self::in_proof(r, m)).map(|r| (r, p));
+            p.play_unchecked(*m);
+        }
+        if let Some((prec, ppos)) = parent {
+            let winner = match prec.verdict {
+                Verdict::Win => ppos.turn(),
+                Verdict::Loss => !ppos.turn(),
+            };
+            if let Some(o) = pos.outcome(self.rules()) {
+                return Ok(Lookup::In {
+                    winner: o.winner().or(Some(winner)),
+                    children: Vec::new(),
+                    table_leaf: false,
+                });
+            }
+            if self.proof.child_size(&prec, pos)?.is_some() {
+                return Ok(Lookup::In {
+                    winner: Some(winner),
+                    children: Vec::new(),
+                    table_leaf: true,
+                });
+            }
+            return Ok(Lookup::Off);
+        }
+        if entered || pos.is_game_over(self.rules()) {
+            return Ok(Lookup::Off);
+        }
+        let mut entries = Vec::new();
+        for &m in pos.legal_moves().iter() {
+            if let Some(r) = self.proof.record(&pos.play(m))? {
+                entries.push(Child {
+                    mv: m,
+                    nodes: r.size,
+                });
+            }
+        }
+        Ok(if entries.is_empty() {
+            Lookup::Off
+        } else {
+            Lookup::Before { entries }
+        })
+    }
 }
 
 impl<R: RecordLookup> ProofSource for RecordSource<R> {
@@ -408,78 +406,35 @@ impl<R: RecordLookup> ProofSource for RecordSource<R> {
     }
 
     fn lookup(&self, line: &[Move], pos: &Position) -> Result<Lookup, SourceError> {
-        let Some(rec) = self.records.record(&pos.pack().0)? else {
-            // No record here. Walk the line: did it enter the proof, and is
-            // this position a leaf of it (the last move a proof move from a
-            // recorded position)?
-            let mut p = Position::startpos();
-            let mut entered = false;
-            let mut parent: Option<(Record, Position)> = None;
-            for m in line {
-                let r = self.records.record(&p.pack().0)?;
-                entered |= r.is_some();
-                parent = r.filter(|r| Self::in_proof(r, m)).map(|r| (r, p));
-                p.play_unchecked(*m);
+        let node = match self.proof.node(pos)? {
+            Ok(n) => n,
+            Err(Broken::IllegalMove(code)) => {
+                return Err(SourceError::IllegalMove {
+                    source: self.name.clone(),
+                    mv: format!("{code:#06x}"),
+                    fen: pos.to_fen(),
+                });
             }
-            if let Some((prec, ppos)) = parent {
-                let winner = Self::winner_of(&prec, &ppos);
-                if let Some(o) = pos.outcome(self.rules) {
-                    return Ok(Lookup::In {
-                        winner: o.winner().or(Some(winner)),
-                        children: Vec::new(),
-                        table_leaf: false,
-                    });
-                }
-                if self.child_size(&prec, pos)?.is_some() {
-                    return Ok(Lookup::In {
-                        winner: Some(winner),
-                        children: Vec::new(),
-                        table_leaf: true,
-                    });
-                }
-                return Ok(Lookup::Off);
-            }
-            if entered || pos.is_game_over(self.rules) {
-                return Ok(Lookup::Off);
-            }
-            // Before any proof: the moves that lead into one.
-            let mut entries = Vec::new();
-            for &m in pos.legal_moves().iter() {
-                if let Some(r) = self.records.record(&pos.play(m).pack().0)? {
-                    entries.push(Child {
-                        mv: m,
-                        nodes: r.size,
-                    });
-                }
-            }
-            return Ok(if entries.is_empty() {
-                Lookup::Off
-            } else {
-                Lookup::Before { entries }
-            });
+            Err(b) => unreachable!("node() only breaks on illegal moves: {b}"),
+        };
+        let Some(rec) = node.record().copied() else {
+            return self.lookup_unrecorded(line, pos);
         };
         let mut children = Vec::new();
-        match rec.verdict {
-            Verdict::Win => {
-                let mv = move_of_code(pos, rec.mv).ok_or_else(|| SourceError::IllegalMove {
-                    source: self.name.clone(),
-                    mv: format!("{:#06x}", rec.mv),
-                    fen: pos.to_fen(),
-                })?;
-                let nodes = self.child_size(&rec, &pos.play(mv))?.unwrap_or(0);
-                children.push(Child { mv, nodes });
-            }
-            Verdict::Loss => {
-                for &m in pos.legal_moves().iter() {
-                    if let Some(nodes) = self.child_size(&rec, &pos.play(m))? {
-                        children.push(Child { mv: m, nodes });
-                    }
-                }
+        for mv in node.moves(pos) {
+            let size = self.proof.child_size(&rec, &pos.play(mv))?;
+            match (&node, size) {
+                (Node::Win { .. }, s) => children.push(Child {
+                    mv,
+                    nodes: s.unwrap_or(0),
+                }),
+                (_, Some(nodes)) => children.push(Child { mv, nodes }),
+                (_, None) => {}
             }
         }
         Ok(Lookup::In {
-            winner: Some(Self::winner_of(&rec, pos)),
-            table_leaf: children.is_empty() && !pos.is_game_over(self.rules),
+            winner: node.winner(pos),
+            table_leaf: children.is_empty() && !pos.is_game_over(self.rules()),
             children,
         })
     }

@@ -7,6 +7,7 @@
 
 use antiproof::rules::{Color, Move, Position, Rules};
 use antiproof::store::{Key, Record, Verdict};
+use antiproof::stored::{self, StoredProof};
 use antiproof::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -201,7 +202,7 @@ pub fn try_prove_from(
     // Extract, merging transpositions.
     let mut dag = ProofDag::new();
     let mut positions = Vec::new();
-    let mut memo: HashMap<[u8; 25], usize> = HashMap::new();
+    let mut memo: HashMap<Key, usize> = HashMap::new();
     let mut winning_move: Vec<Option<Move>> = Vec::new();
     extract(
         &nodes,
@@ -244,7 +245,7 @@ fn extract(
     winner: Color,
     dag: &mut ProofDag,
     positions: &mut Vec<Position>,
-    memo: &mut HashMap<[u8; 25], usize>,
+    memo: &mut HashMap<Key, usize>,
     winning_move: &mut Vec<Option<Move>>,
 ) -> usize {
     let (d, new) = node_for(nodes[n].pos.pack().0, nodes[n].pos, dag, positions, memo);
@@ -437,7 +438,7 @@ pub fn synthetic(line: &str, plies: u32) -> Proof {
     let winner = root.turn();
     let mut dag = ProofDag::new();
     let mut positions = Vec::new();
-    let mut memo: HashMap<([u8; 25], u32), usize> = HashMap::new();
+    let mut memo: HashMap<(Key, u32), usize> = HashMap::new();
     fn go(
         pos: Position,
         depth: u32,
@@ -445,7 +446,7 @@ pub fn synthetic(line: &str, plies: u32) -> Proof {
         winner: Color,
         dag: &mut ProofDag,
         positions: &mut Vec<Position>,
-        memo: &mut HashMap<([u8; 25], u32), usize>,
+        memo: &mut HashMap<(Key, u32), usize>,
     ) -> usize {
         // Merged by position and depth: transpositions, never a cycle.
         let (d, new) = node_for((pos.pack().0, depth), pos, dag, positions, memo);
@@ -482,7 +483,7 @@ pub fn synthetic(line: &str, plies: u32) -> Proof {
 /// fresh store and reads the proof back as a DAG (the walk `export` does).
 /// Used for the ladder rungs too big for the little search above.
 pub fn prove_with_cli(line: &str, winner: Color) -> Proof {
-    use antiproof::store::{self, Store};
+    use antiproof::store::Store;
     let dir = temp_dir(&format!("prove-with-cli-{}", line.replace(' ', "-")));
     let db = dir.join("p.redb");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_antiproof"))
@@ -503,15 +504,15 @@ pub fn prove_with_cli(line: &str, winner: Color) -> Proof {
     let mut dag = ProofDag::new();
     let mut positions = Vec::new();
     let mut records = Vec::new();
-    let mut memo: HashMap<[u8; 25], usize> = HashMap::new();
+    let mut memo: HashMap<Key, usize> = HashMap::new();
     fn go(
         pos: Position,
         winner: Color,
         st: &Store,
         dag: &mut ProofDag,
         positions: &mut Vec<Position>,
-        records: &mut Vec<([u8; 25], Record)>,
-        memo: &mut HashMap<[u8; 25], usize>,
+        records: &mut Vec<(Key, Record)>,
+        memo: &mut HashMap<Key, usize>,
     ) -> usize {
         let key = pos.pack().0;
         let (d, new) = node_for(key, pos, dag, positions, memo);
@@ -521,23 +522,19 @@ pub fn prove_with_cli(line: &str, winner: Color) -> Proof {
         if pos.outcome(Rules::International).is_some() {
             return d;
         }
-        let moves: Vec<Move> = if pos.turn() == winner {
-            let r = st
-                .get(store::Rules::International, &key)
-                .unwrap()
-                .expect("win record");
-            records.push((key, r));
-            let m = *pos
-                .legal_moves()
-                .iter()
-                .find(|m| m.watkins_code().same_move(r.mv))
-                .expect("stored move is legal");
-            vec![m]
-        } else {
-            if let Some(r) = st.get(store::Rules::International, &key).unwrap() {
-                records.push((key, r));
-            }
-            pos.legal_moves().to_vec()
+        let proof = StoredProof::new(st, Rules::International);
+        let node = proof
+            .node_for(&pos, winner)
+            .unwrap()
+            .unwrap_or_else(|b| panic!("{b} at {}", pos.to_fen()));
+        if let Some(r) = node.record() {
+            records.push((key, *r));
+        }
+        // The loser's replies are every legal move, record or not.
+        let moves: Vec<Move> = match node {
+            stored::Node::Win { mv, .. } => vec![mv],
+            _ if pos.turn() == winner => panic!("no win record at {}", pos.to_fen()),
+            _ => pos.legal_moves().to_vec(),
         };
         for m in moves {
             let c = go(pos.play(m), winner, st, dag, positions, records, memo);

@@ -1,7 +1,8 @@
 //! Shared by the prove tests: a plain walker of stored proofs.
 
-use antiproof::rules::{Color, Outcome, Position, Rules};
-use antiproof::store::{Key, Store, Verdict};
+use antiproof::rules::{Color, Position, Rules};
+use antiproof::store::{Key, Store};
+use antiproof::stored::{Node, StoredProof};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -22,34 +23,26 @@ pub fn walk(db: &Path, line: &str, winner: Color) -> usize {
     let (root, _) = Position::startpos().play_line_str(line).unwrap();
     let store = Store::open_existing(db).unwrap();
     let reader = store.reader().unwrap();
-    let rules = Rules::International;
+    let proof = StoredProof::new(&reader, Rules::International);
     // false: on the path; true: done.
     let mut seen: HashMap<Key, bool> = HashMap::new();
     let mut stack: Vec<(Position, Vec<Position>)> = Vec::new();
     let expand = |pos: &Position, seen: &mut HashMap<Key, bool>| -> Option<Vec<Position>> {
-        if let Some(o) = pos.outcome(Rules::International) {
-            assert_eq!(o, Outcome::Win(winner), "a leaf not won: {}", pos.to_fen());
-            seen.insert(pos.pack().0, true);
-            return None;
-        }
-        let key = pos.pack().0;
-        let rec = reader
-            .get(rules, &key)
+        let node = proof
+            .node_for(pos, winner)
             .unwrap()
-            .unwrap_or_else(|| panic!("no record for {}", pos.to_fen()));
-        let moves = pos.legal_moves();
-        seen.insert(key, false);
-        if pos.turn() == winner {
-            assert_eq!(rec.verdict, Verdict::Win, "{}", pos.to_fen());
-            let m = moves
-                .iter()
-                .copied()
-                .find(|m| m.watkins_code().same_move(rec.mv))
-                .unwrap_or_else(|| panic!("stored move {:#x} illegal at {}", rec.mv, pos.to_fen()));
-            Some(vec![pos.play(m)])
-        } else {
-            assert_eq!(rec.verdict, Verdict::Loss, "{}", pos.to_fen());
-            Some(moves.iter().map(|&m| pos.play(m)).collect())
+            .unwrap_or_else(|b| panic!("{b} at {}", pos.to_fen()));
+        let key = pos.pack().0;
+        match node {
+            Node::GameEnd(_) => {
+                seen.insert(key, true);
+                None
+            }
+            Node::Win { .. } | Node::Loss { .. } => {
+                seen.insert(key, false);
+                Some(node.moves(pos).iter().map(|&m| pos.play(m)).collect())
+            }
+            Node::TableSized | Node::Missing => panic!("no record for {}", pos.to_fen()),
         }
     };
     if let Some(kids) = expand(&root, &mut seen) {
