@@ -174,7 +174,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
                 }
                 let mut resumed = false;
                 if table_path.exists() {
-                    match prover.load_table(&pos, &table_path) {
+                    match prover.load_tt(&pos, &table_path) {
                         Ok(true) => resumed = true,
                         Ok(false) => {}
                         Err(e) => eprintln!(
@@ -203,7 +203,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
                 // finished one no longer needs it.
                 if report.result == ProveResult::Stopped {
                     prover
-                        .save_table(&pos, &table_path)
+                        .save_tt(&pos, &table_path)
                         .with_context(|| format!("saving the table to {}", table_path.display()))?;
                 } else if table_path.exists() {
                     let _ = std::fs::remove_file(&table_path);
