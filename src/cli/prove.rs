@@ -2,15 +2,14 @@
 //! tree. See docs/prove.md.
 
 use crate::rules::{Color, Position, RuleSet};
-use crate::search::{self, Config, Limits, Progress, ProveReport, ProveResult, Prover};
+use crate::search::run::{self, Job};
+use crate::search::{self, Config, Limits, Progress, ProgressFn, ProveReport, ProveResult};
 use crate::store::Store;
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
 use serde::Serialize;
 use std::io::{self, IsTerminal, Write};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Arguments of `antiproof prove`.
@@ -124,19 +123,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
             Limit::Nodes(n) => limits.nodes = Some(n),
         }
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        // The first Ctrl-C stops at a consistent point; a second one quits
-        // at once (the store stays consistent: redb commits are atomic).
-        // A second handler (tests calling run twice) is not an error here.
-        let _ = ctrlc::set_handler(move || {
-            if stop.swap(true, Ordering::Relaxed) {
-                std::process::exit(130);
-            }
-        });
-    }
-    limits.stop = Some(stop);
+    limits.stop = Some(run::stop_flag());
     let tables = match &args.tables {
         Some(dir) => {
             if !dir.is_dir() {
@@ -154,66 +141,32 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         checkpoint_size: args.checkpoint_size,
     };
     let show_progress = io::stderr().is_terminal() && !args.json;
-    // A table saved by a search with endgame tables holds values that rest
-    // on them: a run without tables must not resume from it.
-    let table_path = if tables.is_some() {
-        let mut s = table_file(&args.db).into_os_string();
-        s.push("-endgame");
-        PathBuf::from(s)
-    } else {
-        table_file(&args.db)
+    let progress: Option<ProgressFn> = show_progress.then(|| {
+        Box::new(|p: &Progress| {
+            let rss = read_status_kb("VmRSS:").unwrap_or(0) / 1024;
+            let rate = p.nodes as f64 / p.elapsed.as_secs_f64().max(1e-9);
+            eprint!(
+                "\r{:>12} nodes  {:>6.0} k nodes/s  root pn {} dn {}  table {} MB  rss {} MB   ",
+                p.nodes,
+                rate / 1e3,
+                fmt_pn(p.root_pn),
+                fmt_pn(p.root_dn),
+                p.tt_bytes >> 20,
+                rss
+            );
+        }) as ProgressFn
+    });
+    let job = Job {
+        root: pos,
+        winner,
+        config,
+        store: &store,
+        db: &args.db,
+        tables: tables.as_ref(),
     };
-    let (report, resumed) = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("prove".into())
-            .stack_size(1 << 30)
-            .spawn_scoped(scope, || -> anyhow::Result<(ProveReport, bool)> {
-                let mut prover = Prover::new(config, winner, Some(&store))?;
-                if let Some(t) = &tables {
-                    prover.set_tables(t);
-                }
-                let mut resumed = false;
-                if table_path.exists() {
-                    match prover.load_tt(&pos, &table_path) {
-                        Ok(true) => resumed = true,
-                        Ok(false) => {}
-                        Err(e) => eprintln!(
-                            "antiproof: warning: ignoring the saved table {}: {e}",
-                            table_path.display()
-                        ),
-                    }
-                }
-                if show_progress {
-                    prover.on_progress(|p: &Progress| {
-                        let rss = read_status_kb("VmRSS:").unwrap_or(0) / 1024;
-                        let rate = p.nodes as f64 / p.elapsed.as_secs_f64().max(1e-9);
-                        eprint!(
-                            "\r{:>12} nodes  {:>6.0} k nodes/s  root pn {} dn {}  table {} MB  rss {} MB   ",
-                            p.nodes,
-                            rate / 1e3,
-                            fmt_pn(p.root_pn),
-                            fmt_pn(p.root_dn),
-                            p.tt_bytes >> 20,
-                            rss
-                        );
-                    });
-                }
-                let report = prover.prove(&pos)?;
-                // A stopped search keeps its table for the next run; a
-                // finished one no longer needs it.
-                if report.result == ProveResult::Stopped {
-                    prover
-                        .save_tt(&pos, &table_path)
-                        .with_context(|| format!("saving the table to {}", table_path.display()))?;
-                } else if table_path.exists() {
-                    let _ = std::fs::remove_file(&table_path);
-                }
-                Ok((report, resumed))
-            })
-            .expect("spawning the search thread")
-            .join()
-            .map_err(|_| anyhow!("the search thread panicked"))?
-    })?;
+    let warn = |w: &str| eprintln!("antiproof: warning: {w}");
+    let finished = run::prove(job, progress, &warn)?;
+    let (report, resumed) = (finished.report, finished.resumed);
     if show_progress {
         eprint!("\r{:80}\r", "");
     }
@@ -326,14 +279,6 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     }
     writeln!(out, "revision:        {}", s.revision)?;
     Ok(())
-}
-
-/// Where a stopped search keeps its transposition table: next to the
-/// store, `PATH.table` (one search's table; another root replaces it).
-fn table_file(db: &Path) -> PathBuf {
-    let mut s = db.as_os_str().to_os_string();
-    s.push(".table");
-    PathBuf::from(s)
 }
 
 /// A `--limit`.

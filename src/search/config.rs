@@ -12,7 +12,7 @@ pub struct Limits {
     pub nodes: Option<u64>,
     /// Stop at this instant.
     pub deadline: Option<Instant>,
-    /// Stop when this flag is set (Ctrl-C).
+    /// Stop when this flag is set (Ctrl-C; see [`super::run::stop_flag`]).
     pub stop: Option<Arc<AtomicBool>>,
 }
 

@@ -14,7 +14,9 @@
 //! * `checkpoint`: proofs written during and after a stopped search,
 //!   and saving and loading the tt for resuming;
 //! * `walk`: walking a stored proof for exact figures;
-//! * `report`: progress reports, the final report, errors.
+//! * `report`: progress reports, the final report, errors;
+//! * [`run`]: the search policy of the command line (the search thread,
+//!   the stop flag on signals, the saved-tt files).
 //!
 //! [`Prover`] (`prover`) orchestrates one run.
 //!
@@ -29,6 +31,7 @@ mod dfpn;
 mod extract;
 mod prover;
 mod report;
+pub mod run;
 pub mod tt;
 mod walk;
 mod write;
