@@ -8,6 +8,7 @@ use std::process::ExitCode;
 mod browse;
 mod demo;
 mod export;
+mod ladder;
 mod perft;
 mod prove;
 mod serve;

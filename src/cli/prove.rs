@@ -20,7 +20,7 @@ pub struct ProveArgs {
     db: PathBuf,
     /// Rule set: international or fics.
     #[arg(long, default_value = "international")]
-    rules: String,
+    pub(super) rules: String,
     /// Start from this FEN instead of the standard start position.
     #[arg(long)]
     fen: Option<String>,
@@ -29,10 +29,10 @@ pub struct ProveArgs {
     winner: Option<String>,
     /// Stop after this long (`30s`, `5m`, `1h`) or this many nodes (`10M nodes`).
     #[arg(long)]
-    limit: Option<String>,
+    pub(super) limit: Option<String>,
     /// Memory for the transposition table (`512M`, `4G`).
     #[arg(long, default_value = "1G")]
-    memory: String,
+    pub(super) memory: String,
     /// Print one JSON object instead of the text summary.
     #[arg(long)]
     json: bool,
@@ -42,7 +42,7 @@ pub struct ProveArgs {
     ladder: bool,
     /// Rungs of the ladder to run, such as `1-10` or `1,3,6-8`.
     #[arg(long, default_value = "1-10")]
-    rungs: String,
+    pub(super) rungs: String,
     /// Write proven subtrees whose estimated proof size reaches this during
     /// the search (checkpoints; tests use small values).
     #[arg(long, default_value_t = 20_000, hide = true)]
@@ -90,7 +90,7 @@ struct Summary {
 /// Runs `antiproof prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     if args.ladder {
-        return ladder(&args);
+        return super::ladder::run(&args);
     }
     let rules: RuleSet = args
         .rules
@@ -382,214 +382,6 @@ fn revision() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-/// One rung of ../shared/ladder.md with the anchor solver's figures.
-struct Rung {
-    line: &'static str,
-    anchor_s: Option<f64>,
-    anchor_nodes: Option<f64>,
-    anchor_proof: Option<u64>,
-}
-
-const LADDER: &[Rung] = &[
-    Rung {
-        line: "e3 d5",
-        anchor_s: Some(0.003),
-        anchor_nodes: Some(817.0),
-        anchor_proof: Some(33),
-    },
-    Rung {
-        line: "e3 d6",
-        anchor_s: Some(0.005),
-        anchor_nodes: Some(2011.0),
-        anchor_proof: Some(33),
-    },
-    Rung {
-        line: "e4",
-        anchor_s: Some(0.023),
-        anchor_nodes: Some(7655.0),
-        anchor_proof: Some(242),
-    },
-    Rung {
-        line: "d3",
-        anchor_s: Some(0.022),
-        anchor_nodes: Some(7923.0),
-        anchor_proof: Some(223),
-    },
-    Rung {
-        line: "d4",
-        anchor_s: Some(0.031),
-        anchor_nodes: Some(10284.0),
-        anchor_proof: Some(90),
-    },
-    Rung {
-        line: "e3 Na6",
-        anchor_s: Some(0.83),
-        anchor_nodes: Some(618_933.0),
-        anchor_proof: Some(3318),
-    },
-    Rung {
-        line: "e3 g6",
-        anchor_s: Some(3.5),
-        anchor_nodes: Some(4_076_330.0),
-        anchor_proof: Some(4633),
-    },
-    Rung {
-        line: "e3 e5",
-        anchor_s: Some(22.7),
-        anchor_nodes: Some(21.5e6),
-        anchor_proof: None,
-    },
-    Rung {
-        line: "Nc3",
-        anchor_s: Some(35.0),
-        anchor_nodes: Some(44.0e6),
-        anchor_proof: Some(57_373),
-    },
-    Rung {
-        line: "e3 f5",
-        anchor_s: Some(141.0),
-        anchor_nodes: Some(106.0e6),
-        anchor_proof: None,
-    },
-    Rung {
-        line: "Nf3",
-        anchor_s: None,
-        anchor_nodes: None,
-        anchor_proof: None,
-    },
-    Rung {
-        line: "f4",
-        anchor_s: None,
-        anchor_nodes: None,
-        anchor_proof: None,
-    },
-    Rung {
-        line: "h4",
-        anchor_s: None,
-        anchor_nodes: None,
-        anchor_proof: None,
-    },
-];
-
-fn parse_rungs(s: &str) -> anyhow::Result<Vec<u32>> {
-    let bad = || anyhow!("cannot read --rungs {s:?}: give rungs such as 1-10 or 1,3,6-8");
-    let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (a, b) = match part.split_once('-') {
-            Some((a, b)) => (
-                a.trim().parse().map_err(|_| bad())?,
-                b.trim().parse().map_err(|_| bad())?,
-            ),
-            None => {
-                let a: u32 = part.parse().map_err(|_| bad())?;
-                (a, a)
-            }
-        };
-        if a == 0 || b < a || b as usize > LADDER.len() {
-            return Err(bad());
-        }
-        out.extend(a..=b);
-    }
-    if out.is_empty() {
-        return Err(bad());
-    }
-    Ok(out)
-}
-
-/// `--ladder`: each rung in a child process (clean peak memory) with a
-/// fresh store in a temporary directory.
-fn ladder(args: &ProveArgs) -> anyhow::Result<u8> {
-    let rungs = parse_rungs(&args.rungs)?;
-    let exe = std::env::current_exe().context("finding the antiproof binary")?;
-    let dir = std::env::temp_dir().join(format!("antiproof-ladder-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut out = io::stdout().lock();
-    writeln!(
-        out,
-        "rung  line       result      time s   CPU s      nodes     nodes/s  proof pos  depth  peak MB  B/node  store B/pos | anchor s  ratio  CPU ratio  anchor nodes  anchor proof"
-    )?;
-    let mut worst = super::EXIT_OK;
-    for n in rungs {
-        let rung = &LADDER[n as usize - 1];
-        let db = dir.join(format!("rung{n}.redb"));
-        let _ = std::fs::remove_file(&db);
-        let mut cmd = std::process::Command::new(&exe);
-        cmd.arg("prove")
-            .arg("--json")
-            .arg("--db")
-            .arg(&db)
-            .arg("--memory")
-            .arg(&args.memory)
-            .arg("--rules")
-            .arg(&args.rules);
-        if let Some(l) = &args.limit {
-            cmd.arg("--limit").arg(l);
-        }
-        cmd.args(rung.line.split_whitespace());
-        let o = cmd.output().context("running a ladder rung")?;
-        let code = o.status.code().unwrap_or(super::EXIT_ERROR as i32) as u8;
-        let v: serde_json::Value = match serde_json::from_slice(&o.stdout) {
-            Ok(v) => v,
-            Err(_) => {
-                writeln!(
-                    out,
-                    "{n:>4}  {:<9}  error: {}",
-                    rung.line,
-                    String::from_utf8_lossy(&o.stderr).trim()
-                )?;
-                worst = worst.max(super::EXIT_ERROR);
-                continue;
-            }
-        };
-        worst = worst.max(code);
-        let f = |k: &str| v[k].as_f64().unwrap_or(0.0);
-        let t = f("time_s");
-        let proof = f("proof_positions");
-        let store_per = if proof > 0.0 {
-            f("store_bytes") / proof
-        } else {
-            0.0
-        };
-        let cpu = f("cpu_s");
-        let (anchor, ratio, cpu_ratio) = match rung.anchor_s {
-            Some(a) => (
-                format!("{a:>8.3}"),
-                format!("{:>5.2}", t / a),
-                format!("{:>9.2}", cpu / a),
-            ),
-            None => ("       -".into(), "    -".into(), "        -".into()),
-        };
-        let nodes = f("nodes");
-        let per_node = if nodes > 0.0 {
-            f("peak_memory_bytes") / nodes
-        } else {
-            0.0
-        };
-        writeln!(
-            out,
-            "{n:>4}  {:<9}  {:<9}  {t:>7.2}  {cpu:>6.2}  {:>9}  {:>10.0}  {:>9}  {:>5}  {:>7.1}  {per_node:>6.1}  {:>11.1} | {anchor}  {ratio}  {cpu_ratio}  {:>12}  {:>12}",
-            rung.line,
-            v["result"].as_str().unwrap_or("?"),
-            nodes as u64,
-            f("nodes_per_second"),
-            proof as u64,
-            f("proof_depth") as u64,
-            f("peak_memory_bytes") / 1e6,
-            store_per,
-            rung.anchor_nodes
-                .map(|x| format!("{x:.0}"))
-                .unwrap_or("-".into()),
-            rung.anchor_proof
-                .map(|x| x.to_string())
-                .unwrap_or("-".into()),
-        )?;
-        out.flush()?;
-        let _ = std::fs::remove_file(&db);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    Ok(worst)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -616,7 +408,5 @@ mod tests {
         assert_eq!(parse_memory("4G").unwrap(), 4 << 30);
         assert!(parse_memory("lots").is_err());
         assert!(parse_memory("1").is_err());
-        assert_eq!(parse_rungs("1-3,5").unwrap(), vec![1, 2, 3, 5]);
-        assert!(parse_rungs("0-3").is_err());
     }
 }

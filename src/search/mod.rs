@@ -16,7 +16,8 @@
 //! * `walk`: walking a stored proof for exact figures;
 //! * `report`: progress reports, the final report, errors;
 //! * [`run`]: the search policy of the command line (the search thread,
-//!   the stop flag on signals, the saved-tt files).
+//!   the stop flag on signals, the saved-tt files);
+//! * [`ladder`]: the ladder benchmark.
 //!
 //! [`Prover`] (`prover`) orchestrates one run.
 //!
@@ -29,6 +30,7 @@ mod checkpoint;
 mod config;
 mod dfpn;
 mod extract;
+pub mod ladder;
 mod prover;
 mod report;
 pub mod run;
