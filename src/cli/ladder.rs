@@ -3,8 +3,7 @@
 
 use super::prove::ProveArgs;
 use super::{EXIT_ERROR, EXIT_OK};
-use crate::search::ladder::{LADDER, Ladder, Rungs};
-use anyhow::anyhow;
+use crate::search::ladder::{LADDER, Ladder};
 use std::io::{self, Write};
 
 /// `--ladder`: each rung in a child process (clean peak memory) with a
@@ -12,15 +11,14 @@ use std::io::{self, Write};
 pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     let mut options = vec![
         "--memory".to_string(),
-        args.memory.clone(),
+        args.memory.to_string(),
         "--rules".to_string(),
-        args.rules.clone(),
+        args.rules.to_string(),
     ];
     if let Some(l) = &args.limit {
         options.push("--limit".into());
-        options.push(l.clone());
+        options.push(l.to_string());
     }
-    let rungs: Rungs = args.rungs.parse().map_err(|e| anyhow!("--rungs: {e}"))?;
     let ladder = Ladder::new(options)?;
     let mut out = io::stdout().lock();
     writeln!(
@@ -28,7 +26,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         "rung  line       result      time s   CPU s      nodes     nodes/s  proof pos  depth  peak MB  B/node  store B/pos | anchor s  ratio  CPU ratio  anchor nodes  anchor proof"
     )?;
     let mut worst = EXIT_OK;
-    for &n in &rungs.0 {
+    for &n in &args.rungs.0 {
         let rung = &LADDER[n as usize - 1];
         let v = match ladder.run(n)? {
             Ok(v) => v,

@@ -14,6 +14,7 @@ mod prove;
 mod serve;
 mod table;
 mod tables;
+pub mod values;
 mod verify;
 
 /// Exit code: proven, verified or done.

@@ -1,7 +1,9 @@
 //! `antiproof prove`: prove a forced win for a line and store its solution
 //! tree. See docs/prove.md.
 
+use super::values::{self, Limit, MemorySize};
 use crate::rules::{Color, Position, RuleSet};
+use crate::search::ladder::Rungs;
 use crate::search::run::{self, Job};
 use crate::search::{self, Config, Limits, Progress, ProgressFn, ProveReport, ProveResult};
 use crate::store::Store;
@@ -10,7 +12,6 @@ use clap::Args;
 use serde::Serialize;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 /// Arguments of `antiproof prove`.
 #[derive(Args, Debug)]
@@ -19,20 +20,21 @@ pub struct ProveArgs {
     #[arg(long, default_value = "antiproof.redb")]
     db: PathBuf,
     /// Rule set: international or fics.
-    #[arg(long, default_value = "international")]
-    pub(super) rules: String,
+    #[arg(long, default_value = "international", value_parser = values::rules)]
+    pub(super) rules: RuleSet,
     /// Start from this FEN instead of the standard start position.
     #[arg(long)]
     fen: Option<String>,
     /// The side to prove a win for (default: the side to move after the moves).
-    #[arg(long)]
-    winner: Option<String>,
-    /// Stop after this long (`30s`, `5m`, `1h`) or this many nodes (`10M nodes`).
-    #[arg(long)]
-    pub(super) limit: Option<String>,
-    /// Memory for the transposition table (`512M`, `4G`).
-    #[arg(long, default_value = "1G")]
-    pub(super) memory: String,
+    #[arg(long, value_parser = values::color)]
+    winner: Option<Color>,
+    /// Stop after this long (`30s`, `5m`, `1h`; at most 1 year) or this many
+    /// nodes (`10M nodes`; at most 10^15).
+    #[arg(long, value_parser = values::limit)]
+    pub(super) limit: Option<Limit>,
+    /// Memory for the transposition table (`512M`, `4G`; 64K to 1T).
+    #[arg(long, default_value = "1G", value_parser = values::memory)]
+    pub(super) memory: MemorySize,
     /// Print one JSON object instead of the text summary.
     #[arg(long)]
     json: bool,
@@ -41,11 +43,11 @@ pub struct ProveArgs {
     #[arg(long)]
     ladder: bool,
     /// Rungs of the ladder to run, such as `1-10` or `1,3,6-8`.
-    #[arg(long, default_value = "1-10")]
-    pub(super) rungs: String,
+    #[arg(long, default_value = "1-10", value_parser = values::rungs)]
+    pub(super) rungs: Rungs,
     /// Write proven subtrees whose estimated proof size reaches this during
     /// the search (checkpoints; tests use small values).
-    #[arg(long, default_value_t = 20_000, hide = true)]
+    #[arg(long, default_value_t = 20_000, hide = true, value_parser = values::proof_size())]
     checkpoint_size: u32,
     /// Endgame tables (a directory of `antiproof tables build`): positions
     /// of 4 men or fewer are scored from them (a table win for the prover
@@ -92,10 +94,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     if args.ladder {
         return super::ladder::run(&args);
     }
-    let rules: RuleSet = args
-        .rules
-        .parse()
-        .map_err(|_| anyhow!("unknown rule set {:?} (international or fics)", args.rules))?;
+    let rules = args.rules;
     let start = match &args.fen {
         Some(f) => Position::from_fen(f).with_context(|| format!("reading --fen {f:?}"))?,
         None => Position::startpos(),
@@ -109,19 +108,10 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
             pos.to_fen()
         );
     }
-    let winner = match &args.winner {
-        None => pos.turn(),
-        Some(w) => w
-            .parse::<Color>()
-            .map_err(|_| anyhow!("unknown --winner {w:?} (white or black)"))?,
-    };
-    let tt_bytes = parse_memory(&args.memory)?;
+    let winner = args.winner.unwrap_or(pos.turn());
     let mut limits = Limits::default();
-    if let Some(l) = &args.limit {
-        match parse_limit(l)? {
-            Limit::Time(d) => limits.deadline = Some(Instant::now() + d),
-            Limit::Nodes(n) => limits.nodes = Some(n),
-        }
+    if let Some(l) = args.limit {
+        l.apply(&mut limits);
     }
     limits.stop = Some(run::stop_flag());
     let tables = match &args.tables {
@@ -136,7 +126,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let store = Store::open(&args.db)?;
     let config = Config {
         rules,
-        tt_bytes,
+        tt_bytes: args.memory.bytes(),
         limits,
         checkpoint_size: args.checkpoint_size,
     };
@@ -281,74 +271,6 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     Ok(())
 }
 
-/// A `--limit`.
-#[derive(Debug, PartialEq, Eq)]
-enum Limit {
-    Time(Duration),
-    Nodes(u64),
-}
-
-fn parse_count(num: &str) -> Option<u64> {
-    let num = num.trim();
-    let (digits, mult) = match num.chars().last()? {
-        'k' | 'K' => (&num[..num.len() - 1], 1_000u64),
-        'M' | 'm' => (&num[..num.len() - 1], 1_000_000),
-        'G' | 'g' | 'B' | 'b' => (&num[..num.len() - 1], 1_000_000_000),
-        _ => (num, 1),
-    };
-    let v: f64 = digits.trim().parse().ok()?;
-    (v.is_finite() && v >= 0.0).then_some((v * mult as f64) as u64)
-}
-
-fn parse_limit(s: &str) -> anyhow::Result<Limit> {
-    let t = s.trim();
-    let bad = || {
-        anyhow!(
-            "cannot read --limit {s:?}: give a time such as 30s, 5m, 1h or a node count such as 10M nodes"
-        )
-    };
-    if let Some(n) = t.strip_suffix("nodes").or_else(|| t.strip_suffix("node")) {
-        return parse_count(n).map(Limit::Nodes).ok_or_else(bad);
-    }
-    let (num, unit) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 0.001)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = t.strip_suffix('m') {
-        (n, 60.0)
-    } else if let Some(n) = t.strip_suffix('h') {
-        (n, 3600.0)
-    } else {
-        return Err(bad());
-    };
-    let v: f64 = num.trim().parse().map_err(|_| bad())?;
-    if !(v.is_finite() && v >= 0.0) {
-        return Err(bad());
-    }
-    Ok(Limit::Time(Duration::from_secs_f64(v * unit)))
-}
-
-fn parse_memory(s: &str) -> anyhow::Result<usize> {
-    let t = s.trim().trim_end_matches(['B', 'b']);
-    let bad = || anyhow!("cannot read --memory {s:?}: give a size such as 512M or 4G");
-    let (num, mult) = match t.chars().last() {
-        Some('K' | 'k') => (&t[..t.len() - 1], 1u64 << 10),
-        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
-        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
-        Some('T' | 't') => (&t[..t.len() - 1], 1 << 40),
-        _ => (t, 1),
-    };
-    let v: f64 = num.trim().parse().map_err(|_| bad())?;
-    if !(v.is_finite() && v > 0.0) {
-        return Err(bad());
-    }
-    let bytes = (v * mult as f64) as u64;
-    if bytes < 1 << 16 {
-        bail!("--memory {s:?} is too small (at least 64K)");
-    }
-    Ok(bytes as usize)
-}
-
 /// User plus system CPU time of this process so far.
 fn cpu_seconds() -> Option<f64> {
     // SAFETY: getrusage writes into the zeroed struct we own.
@@ -380,33 +302,4 @@ fn revision() -> String {
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "unknown".into())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn limits_and_sizes_parse() {
-        assert_eq!(
-            parse_limit("30s").unwrap(),
-            Limit::Time(Duration::from_secs(30))
-        );
-        assert_eq!(
-            parse_limit("5m").unwrap(),
-            Limit::Time(Duration::from_secs(300))
-        );
-        assert_eq!(
-            parse_limit("1h").unwrap(),
-            Limit::Time(Duration::from_secs(3600))
-        );
-        assert_eq!(parse_limit("10M nodes").unwrap(), Limit::Nodes(10_000_000));
-        assert_eq!(parse_limit("5000nodes").unwrap(), Limit::Nodes(5000));
-        assert!(parse_limit("soon").is_err());
-        assert!(parse_limit("10x").is_err());
-        assert_eq!(parse_memory("512M").unwrap(), 512 << 20);
-        assert_eq!(parse_memory("4G").unwrap(), 4 << 30);
-        assert!(parse_memory("lots").is_err());
-        assert!(parse_memory("1").is_err());
-    }
 }
