@@ -1,5 +1,6 @@
 //! `antiproof prove` as a process: exit codes, bad input, JSON, a SIGKILL in
-//! the middle of a run and a Ctrl-C (SIGINT) stop.
+//! the middle of a run and a Ctrl-C (SIGINT) stop, SIGTERM and SIGHUP
+//! stopping alike.
 
 mod prove_common;
 
@@ -170,6 +171,28 @@ fn ctrl_c_stops_with_exit_3_and_the_next_run_continues() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     walk(&db, "e3 g6", Color::White);
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn sigterm_and_sighup_stop_like_ctrl_c_and_save_the_tt() {
+    for (name, signal) in [("term", libc::SIGTERM), ("hup", libc::SIGHUP)] {
+        let db = temp_db(&format!("cli-sig{name}"));
+        let child = start_slow_run(&db, Duration::from_millis(500));
+        // SAFETY: signals our own child process by its id.
+        unsafe {
+            libc::kill(child.id() as i32, signal);
+        }
+        let o = child.wait_with_output().unwrap();
+        // Exit 3 when stopped (the tt saved); 0 if it had already finished.
+        let mut tt = db.as_os_str().to_os_string();
+        tt.push(".table");
+        match o.status.code() {
+            Some(3) => assert!(std::path::Path::new(&tt).exists(), "SIG{name}: tt saved"),
+            Some(0) => {}
+            c => panic!("SIG{name}: exit {c:?}: {}", stderr(&o)),
+        }
+        std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+    }
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! `antiproof browse`: Show the proof tree at a line in the terminal.
 
+use super::values;
 use super::{EXIT_ERROR, EXIT_OK};
 use crate::fsutil::files_with_ext;
 use crate::rules::{Color, Rules};
@@ -25,11 +26,11 @@ pub struct SourceArgs {
     #[arg(long, value_name = "DIR", default_value = "proofs")]
     pub proofs: PathBuf,
     /// Rule set of the proof.
-    #[arg(long, default_value = "international")]
+    #[arg(long, default_value = "international", value_parser = values::rules)]
     pub rules: Rules,
     /// The winner of the win-tree files (default: the sidecar
     /// `<file>.json`'s `winner`, else read from the tree's shape).
-    #[arg(long)]
+    #[arg(long, value_parser = values::color)]
     pub winner: Option<Color>,
 }
 

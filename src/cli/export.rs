@@ -12,6 +12,7 @@
 //! to win, every reply of the loser), so the file needs no tables to be
 //! certified.
 
+use super::values;
 use super::{EXIT_NO, EXIT_OK};
 use crate::rules::{Color, Move, Position, Rules};
 use crate::store::{Key, StoreReader};
@@ -31,11 +32,11 @@ pub struct ExportArgs {
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
     /// Rule set: international (lichess) or fics.
-    #[arg(long, default_value = "international")]
+    #[arg(long, default_value = "international", value_parser = values::rules)]
     rules: Rules,
     /// The winner (default: the side with a win record at the line or just
     /// after it).
-    #[arg(long)]
+    #[arg(long, value_parser = values::color)]
     winner: Option<Color>,
     /// The file to write.
     #[arg(short = 'o', long = "output", value_name = "FILE")]

@@ -8,12 +8,14 @@ use std::process::ExitCode;
 mod browse;
 mod demo;
 mod export;
+mod ladder;
 mod openings;
 mod perft;
 mod prove;
 mod serve;
 mod store;
 mod tables;
+pub mod values;
 mod verify;
 
 /// Exit code: proven, verified or done.

@@ -1,5 +1,6 @@
 //! `antiproof perft`.
 
+use super::values;
 use crate::rules::{Position, perft};
 use anyhow::Context;
 use clap::Args;
@@ -17,7 +18,8 @@ pub struct PerftArgs {
     /// Print timing to standard error.
     #[arg(long)]
     time: bool,
-    /// Depth in plies.
+    /// Depth in plies (at most 20).
+    #[arg(value_parser = values::perft_depth())]
     depth: u32,
 }
 

@@ -1,17 +1,17 @@
 //! `antiproof prove`: prove a forced win for a line and store its solution
 //! tree. See docs/prove.md.
 
+use super::values::{self, Limit, MemorySize};
 use crate::rules::{Color, Position, Rules};
-use crate::search::{Config, Limits, Progress, ProveReport, ProveResult, Prover};
+use crate::search::ladder::Rungs;
+use crate::search::run::{self, Job};
+use crate::search::{Config, Limits, Progress, ProgressFn, ProveReport, ProveResult};
 use crate::store::Store;
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
 use serde::Serialize;
 use std::io::{self, IsTerminal, Write};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
 
 /// Arguments of `antiproof prove`.
 #[derive(Args, Debug)]
@@ -20,20 +20,21 @@ pub struct ProveArgs {
     #[arg(long, default_value = "antiproof.redb")]
     db: PathBuf,
     /// Rule set: international or fics.
-    #[arg(long, default_value = "international")]
-    rules: String,
+    #[arg(long, default_value = "international", value_parser = values::rules)]
+    pub(super) rules: Rules,
     /// Start from this FEN instead of the standard start position.
     #[arg(long)]
     fen: Option<String>,
     /// The side to prove a win for (default: the side to move after the moves).
-    #[arg(long)]
-    winner: Option<String>,
-    /// Stop after this long (`30s`, `5m`, `1h`) or this many nodes (`10M nodes`).
-    #[arg(long)]
-    limit: Option<String>,
-    /// Memory for the transposition table (`512M`, `4G`).
-    #[arg(long, default_value = "1G")]
-    memory: String,
+    #[arg(long, value_parser = values::color)]
+    winner: Option<Color>,
+    /// Stop after this long (`30s`, `5m`, `1h`; at most 1 year) or this many
+    /// nodes (`10M nodes`; at most 10^15).
+    #[arg(long, value_parser = values::limit)]
+    pub(super) limit: Option<Limit>,
+    /// Memory for the transposition table (`512M`, `4G`; 64K to 1T).
+    #[arg(long, default_value = "1G", value_parser = values::memory)]
+    pub(super) memory: MemorySize,
     /// Print one JSON object instead of the text summary.
     #[arg(long)]
     json: bool,
@@ -42,11 +43,11 @@ pub struct ProveArgs {
     #[arg(long)]
     ladder: bool,
     /// Rungs of the ladder to run, such as `1-10` or `1,3,6-8`.
-    #[arg(long, default_value = "1-10")]
-    rungs: String,
+    #[arg(long, default_value = "1-10", value_parser = values::rungs)]
+    pub(super) rungs: Rungs,
     /// Write proven subtrees whose estimated proof size reaches this during
     /// the search (checkpoints; tests use small values).
-    #[arg(long, default_value_t = 20_000, hide = true)]
+    #[arg(long, default_value_t = 20_000, hide = true, value_parser = values::proof_size())]
     checkpoint_size: u32,
     /// Endgame tables (a directory of `antiproof tables build`): positions
     /// of 4 men or fewer are scored from them (a table win for the prover
@@ -91,12 +92,9 @@ struct Summary {
 /// Runs `antiproof prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     if args.ladder {
-        return ladder(&args);
+        return super::ladder::run(&args);
     }
-    let rules: Rules = args
-        .rules
-        .parse()
-        .map_err(|_| anyhow!("unknown rule set {:?} (international or fics)", args.rules))?;
+    let rules = args.rules;
     let start = match &args.fen {
         Some(f) => Position::from_fen(f).with_context(|| format!("reading --fen {f:?}"))?,
         None => Position::startpos(),
@@ -110,33 +108,12 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
             pos.to_fen()
         );
     }
-    let winner = match &args.winner {
-        None => pos.turn(),
-        Some(w) => w
-            .parse::<Color>()
-            .map_err(|_| anyhow!("unknown --winner {w:?} (white or black)"))?,
-    };
-    let tt_bytes = parse_memory(&args.memory)?;
+    let winner = args.winner.unwrap_or(pos.turn());
     let mut limits = Limits::default();
-    if let Some(l) = &args.limit {
-        match parse_limit(l)? {
-            Limit::Time(d) => limits.deadline = Some(Instant::now() + d),
-            Limit::Nodes(n) => limits.nodes = Some(n),
-        }
+    if let Some(l) = args.limit {
+        l.apply(&mut limits);
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        // The first Ctrl-C stops at a consistent point; a second one quits
-        // at once (the store stays consistent: redb commits are atomic).
-        // A second handler (tests calling run twice) is not an error here.
-        let _ = ctrlc::set_handler(move || {
-            if stop.swap(true, Ordering::Relaxed) {
-                std::process::exit(130);
-            }
-        });
-    }
-    limits.stop = Some(stop);
+    limits.stop = Some(run::stop_flag());
     let tables = match &args.tables {
         Some(dir) => {
             if !dir.is_dir() {
@@ -149,71 +126,37 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let store = Store::open(&args.db)?;
     let config = Config {
         rules,
-        tt_bytes,
+        tt_bytes: args.memory.bytes(),
         limits,
         checkpoint_size: args.checkpoint_size,
     };
     let show_progress = io::stderr().is_terminal() && !args.json;
-    // A table saved by a search with endgame tables holds values that rest
-    // on them: a run without tables must not resume from it.
-    let table_path = if tables.is_some() {
-        let mut s = table_file(&args.db).into_os_string();
-        s.push("-endgame");
-        PathBuf::from(s)
-    } else {
-        table_file(&args.db)
+    let progress: Option<ProgressFn> = show_progress.then(|| {
+        Box::new(|p: &Progress| {
+            let rss = read_status_kb("VmRSS:").unwrap_or(0) / 1024;
+            let rate = p.nodes as f64 / p.elapsed.as_secs_f64().max(1e-9);
+            eprint!(
+                "\r{:>12} nodes  {:>6.0} k nodes/s  root pn {} dn {}  table {} MB  rss {} MB   ",
+                p.nodes,
+                rate / 1e3,
+                fmt_pn(p.root_pn),
+                fmt_pn(p.root_dn),
+                p.tt_bytes >> 20,
+                rss
+            );
+        }) as ProgressFn
+    });
+    let job = Job {
+        root: pos,
+        winner,
+        config,
+        store: &store,
+        db: &args.db,
+        tables: tables.as_ref(),
     };
-    let (report, resumed) = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("prove".into())
-            .stack_size(1 << 30)
-            .spawn_scoped(scope, || -> anyhow::Result<(ProveReport, bool)> {
-                let mut prover = Prover::new(config, winner, Some(&store))?;
-                if let Some(t) = &tables {
-                    prover.set_tables(t);
-                }
-                let mut resumed = false;
-                if table_path.exists() {
-                    match prover.load_table(&pos, &table_path) {
-                        Ok(true) => resumed = true,
-                        Ok(false) => {}
-                        Err(e) => eprintln!(
-                            "antiproof: warning: ignoring the saved table {}: {e}",
-                            table_path.display()
-                        ),
-                    }
-                }
-                if show_progress {
-                    prover.on_progress(|p: &Progress| {
-                        let rss = read_status_kb("VmRSS:").unwrap_or(0) / 1024;
-                        let rate = p.nodes as f64 / p.elapsed.as_secs_f64().max(1e-9);
-                        eprint!(
-                            "\r{:>12} nodes  {:>6.0} k nodes/s  root pn {} dn {}  table {} MB  rss {} MB   ",
-                            p.nodes,
-                            rate / 1e3,
-                            fmt_pn(p.root_pn),
-                            fmt_pn(p.root_dn),
-                            p.tt_bytes >> 20,
-                            rss
-                        );
-                    });
-                }
-                let report = prover.prove(&pos)?;
-                // A stopped search keeps its table for the next run; a
-                // finished one no longer needs it.
-                if report.result == ProveResult::Stopped {
-                    prover
-                        .save_table(&pos, &table_path)
-                        .with_context(|| format!("saving the table to {}", table_path.display()))?;
-                } else if table_path.exists() {
-                    let _ = std::fs::remove_file(&table_path);
-                }
-                Ok((report, resumed))
-            })
-            .expect("spawning the search thread")
-            .join()
-            .map_err(|_| anyhow!("the search thread panicked"))?
-    })?;
+    let warn = |w: &str| eprintln!("antiproof: warning: {w}");
+    let finished = run::prove(job, progress, &warn)?;
+    let (report, resumed) = (finished.report, finished.resumed);
     if show_progress {
         eprint!("\r{:80}\r", "");
     }
@@ -328,82 +271,6 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     Ok(())
 }
 
-/// Where a stopped search keeps its transposition table: next to the
-/// store, `PATH.table` (one search's table; another root replaces it).
-fn table_file(db: &Path) -> PathBuf {
-    let mut s = db.as_os_str().to_os_string();
-    s.push(".table");
-    PathBuf::from(s)
-}
-
-/// A `--limit`.
-#[derive(Debug, PartialEq, Eq)]
-enum Limit {
-    Time(Duration),
-    Nodes(u64),
-}
-
-fn parse_count(num: &str) -> Option<u64> {
-    let num = num.trim();
-    let (digits, mult) = match num.chars().last()? {
-        'k' | 'K' => (&num[..num.len() - 1], 1_000u64),
-        'M' | 'm' => (&num[..num.len() - 1], 1_000_000),
-        'G' | 'g' | 'B' | 'b' => (&num[..num.len() - 1], 1_000_000_000),
-        _ => (num, 1),
-    };
-    let v: f64 = digits.trim().parse().ok()?;
-    (v.is_finite() && v >= 0.0).then_some((v * mult as f64) as u64)
-}
-
-fn parse_limit(s: &str) -> anyhow::Result<Limit> {
-    let t = s.trim();
-    let bad = || {
-        anyhow!(
-            "cannot read --limit {s:?}: give a time such as 30s, 5m, 1h or a node count such as 10M nodes"
-        )
-    };
-    if let Some(n) = t.strip_suffix("nodes").or_else(|| t.strip_suffix("node")) {
-        return parse_count(n).map(Limit::Nodes).ok_or_else(bad);
-    }
-    let (num, unit) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 0.001)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = t.strip_suffix('m') {
-        (n, 60.0)
-    } else if let Some(n) = t.strip_suffix('h') {
-        (n, 3600.0)
-    } else {
-        return Err(bad());
-    };
-    let v: f64 = num.trim().parse().map_err(|_| bad())?;
-    if !(v.is_finite() && v >= 0.0) {
-        return Err(bad());
-    }
-    Ok(Limit::Time(Duration::from_secs_f64(v * unit)))
-}
-
-fn parse_memory(s: &str) -> anyhow::Result<usize> {
-    let t = s.trim().trim_end_matches(['B', 'b']);
-    let bad = || anyhow!("cannot read --memory {s:?}: give a size such as 512M or 4G");
-    let (num, mult) = match t.chars().last() {
-        Some('K' | 'k') => (&t[..t.len() - 1], 1u64 << 10),
-        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
-        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
-        Some('T' | 't') => (&t[..t.len() - 1], 1 << 40),
-        _ => (t, 1),
-    };
-    let v: f64 = num.trim().parse().map_err(|_| bad())?;
-    if !(v.is_finite() && v > 0.0) {
-        return Err(bad());
-    }
-    let bytes = (v * mult as f64) as u64;
-    if bytes < 1 << 16 {
-        bail!("--memory {s:?} is too small (at least 64K)");
-    }
-    Ok(bytes as usize)
-}
-
 /// User plus system CPU time of this process so far.
 fn cpu_seconds() -> Option<f64> {
     // SAFETY: getrusage writes into the zeroed struct we own.
@@ -435,243 +302,4 @@ fn revision() -> String {
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "unknown".into())
-}
-
-/// One rung of ../shared/ladder.md with the anchor solver's figures.
-struct Rung {
-    line: &'static str,
-    anchor_s: Option<f64>,
-    anchor_nodes: Option<f64>,
-    anchor_proof: Option<u64>,
-}
-
-const LADDER: &[Rung] = &[
-    Rung {
-        line: "e3 d5",
-        anchor_s: Some(0.003),
-        anchor_nodes: Some(817.0),
-        anchor_proof: Some(33),
-    },
-    Rung {
-        line: "e3 d6",
-        anchor_s: Some(0.005),
-        anchor_nodes: Some(2011.0),
-        anchor_proof: Some(33),
-    },
-    Rung {
-        line: "e4",
-        anchor_s: Some(0.023),
-        anchor_nodes: Some(7655.0),
-        anchor_proof: Some(242),
-    },
-    Rung {
-        line: "d3",
-        anchor_s: Some(0.022),
-        anchor_nodes: Some(7923.0),
-        anchor_proof: Some(223),
-    },
-    Rung {
-        line: "d4",
-        anchor_s: Some(0.031),
-        anchor_nodes: Some(10284.0),
-        anchor_proof: Some(90),
-    },
-    Rung {
-        line: "e3 Na6",
-        anchor_s: Some(0.83),
-        anchor_nodes: Some(618_933.0),
-        anchor_proof: Some(3318),
-    },
-    Rung {
-        line: "e3 g6",
-        anchor_s: Some(3.5),
-        anchor_nodes: Some(4_076_330.0),
-        anchor_proof: Some(4633),
-    },
-    Rung {
-        line: "e3 e5",
-        anchor_s: Some(22.7),
-        anchor_nodes: Some(21.5e6),
-        anchor_proof: None,
-    },
-    Rung {
-        line: "Nc3",
-        anchor_s: Some(35.0),
-        anchor_nodes: Some(44.0e6),
-        anchor_proof: Some(57_373),
-    },
-    Rung {
-        line: "e3 f5",
-        anchor_s: Some(141.0),
-        anchor_nodes: Some(106.0e6),
-        anchor_proof: None,
-    },
-    Rung {
-        line: "Nf3",
-        anchor_s: None,
-        anchor_nodes: None,
-        anchor_proof: None,
-    },
-    Rung {
-        line: "f4",
-        anchor_s: None,
-        anchor_nodes: None,
-        anchor_proof: None,
-    },
-    Rung {
-        line: "h4",
-        anchor_s: None,
-        anchor_nodes: None,
-        anchor_proof: None,
-    },
-];
-
-fn parse_rungs(s: &str) -> anyhow::Result<Vec<u32>> {
-    let bad = || anyhow!("cannot read --rungs {s:?}: give rungs such as 1-10 or 1,3,6-8");
-    let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (a, b) = match part.split_once('-') {
-            Some((a, b)) => (
-                a.trim().parse().map_err(|_| bad())?,
-                b.trim().parse().map_err(|_| bad())?,
-            ),
-            None => {
-                let a: u32 = part.parse().map_err(|_| bad())?;
-                (a, a)
-            }
-        };
-        if a == 0 || b < a || b as usize > LADDER.len() {
-            return Err(bad());
-        }
-        out.extend(a..=b);
-    }
-    if out.is_empty() {
-        return Err(bad());
-    }
-    Ok(out)
-}
-
-/// `--ladder`: each rung in a child process (clean peak memory) with a
-/// fresh store in a temporary directory.
-fn ladder(args: &ProveArgs) -> anyhow::Result<u8> {
-    let rungs = parse_rungs(&args.rungs)?;
-    let exe = std::env::current_exe().context("finding the antiproof binary")?;
-    let dir = std::env::temp_dir().join(format!("antiproof-ladder-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut out = io::stdout().lock();
-    writeln!(
-        out,
-        "rung  line       result      time s   CPU s      nodes     nodes/s  proof pos  depth  peak MB  B/node  store B/pos | anchor s  ratio  CPU ratio  anchor nodes  anchor proof"
-    )?;
-    let mut worst = super::EXIT_OK;
-    for n in rungs {
-        let rung = &LADDER[n as usize - 1];
-        let db = dir.join(format!("rung{n}.redb"));
-        let _ = std::fs::remove_file(&db);
-        let mut cmd = std::process::Command::new(&exe);
-        cmd.arg("prove")
-            .arg("--json")
-            .arg("--db")
-            .arg(&db)
-            .arg("--memory")
-            .arg(&args.memory)
-            .arg("--rules")
-            .arg(&args.rules);
-        if let Some(l) = &args.limit {
-            cmd.arg("--limit").arg(l);
-        }
-        cmd.args(rung.line.split_whitespace());
-        let o = cmd.output().context("running a ladder rung")?;
-        let code = o.status.code().unwrap_or(super::EXIT_ERROR as i32) as u8;
-        let v: serde_json::Value = match serde_json::from_slice(&o.stdout) {
-            Ok(v) => v,
-            Err(_) => {
-                writeln!(
-                    out,
-                    "{n:>4}  {:<9}  error: {}",
-                    rung.line,
-                    String::from_utf8_lossy(&o.stderr).trim()
-                )?;
-                worst = worst.max(super::EXIT_ERROR);
-                continue;
-            }
-        };
-        worst = worst.max(code);
-        let f = |k: &str| v[k].as_f64().unwrap_or(0.0);
-        let t = f("time_s");
-        let proof = f("proof_positions");
-        let store_per = if proof > 0.0 {
-            f("store_bytes") / proof
-        } else {
-            0.0
-        };
-        let cpu = f("cpu_s");
-        let (anchor, ratio, cpu_ratio) = match rung.anchor_s {
-            Some(a) => (
-                format!("{a:>8.3}"),
-                format!("{:>5.2}", t / a),
-                format!("{:>9.2}", cpu / a),
-            ),
-            None => ("       -".into(), "    -".into(), "        -".into()),
-        };
-        let nodes = f("nodes");
-        let per_node = if nodes > 0.0 {
-            f("peak_memory_bytes") / nodes
-        } else {
-            0.0
-        };
-        writeln!(
-            out,
-            "{n:>4}  {:<9}  {:<9}  {t:>7.2}  {cpu:>6.2}  {:>9}  {:>10.0}  {:>9}  {:>5}  {:>7.1}  {per_node:>6.1}  {:>11.1} | {anchor}  {ratio}  {cpu_ratio}  {:>12}  {:>12}",
-            rung.line,
-            v["result"].as_str().unwrap_or("?"),
-            nodes as u64,
-            f("nodes_per_second"),
-            proof as u64,
-            f("proof_depth") as u64,
-            f("peak_memory_bytes") / 1e6,
-            store_per,
-            rung.anchor_nodes
-                .map(|x| format!("{x:.0}"))
-                .unwrap_or("-".into()),
-            rung.anchor_proof
-                .map(|x| x.to_string())
-                .unwrap_or("-".into()),
-        )?;
-        out.flush()?;
-        let _ = std::fs::remove_file(&db);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    Ok(worst)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn limits_and_sizes_parse() {
-        assert_eq!(
-            parse_limit("30s").unwrap(),
-            Limit::Time(Duration::from_secs(30))
-        );
-        assert_eq!(
-            parse_limit("5m").unwrap(),
-            Limit::Time(Duration::from_secs(300))
-        );
-        assert_eq!(
-            parse_limit("1h").unwrap(),
-            Limit::Time(Duration::from_secs(3600))
-        );
-        assert_eq!(parse_limit("10M nodes").unwrap(), Limit::Nodes(10_000_000));
-        assert_eq!(parse_limit("5000nodes").unwrap(), Limit::Nodes(5000));
-        assert!(parse_limit("soon").is_err());
-        assert!(parse_limit("10x").is_err());
-        assert_eq!(parse_memory("512M").unwrap(), 512 << 20);
-        assert_eq!(parse_memory("4G").unwrap(), 4 << 30);
-        assert!(parse_memory("lots").is_err());
-        assert!(parse_memory("1").is_err());
-        assert_eq!(parse_rungs("1-3,5").unwrap(), vec![1, 2, 3, 5]);
-        assert!(parse_rungs("0-3").is_err());
-    }
 }

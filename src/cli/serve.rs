@@ -2,6 +2,7 @@
 
 use super::EXIT_OK;
 use super::browse::SourceArgs;
+use super::values;
 use crate::web::App;
 use crate::web::http::{Limits, Server};
 use anyhow::Context;
@@ -20,15 +21,15 @@ pub struct ServeArgs {
     /// free port, printed on start).
     #[arg(long, default_value = "127.0.0.1:5004")]
     addr: SocketAddr,
-    /// Worker threads (each serves one connection at a time).
-    #[arg(long, default_value_t = 8)]
+    /// Worker threads (each serves one connection at a time; at most 1024).
+    #[arg(long, default_value_t = 8, value_parser = values::threads())]
     threads: usize,
     /// Seconds a request may take from its first byte to its last (slow
-    /// clients are cut off with 408).
-    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    /// clients are cut off with 408; at most a day, 86400).
+    #[arg(long, default_value_t = 10, value_name = "SECS", value_parser = values::timeout_secs())]
     request_timeout: u64,
-    /// Seconds a kept-alive connection may stay idle.
-    #[arg(long, default_value_t = 5, value_name = "SECS")]
+    /// Seconds a kept-alive connection may stay idle (at most a day, 86400).
+    #[arg(long, default_value_t = 5, value_name = "SECS", value_parser = values::timeout_secs())]
     idle_timeout: u64,
 }
 

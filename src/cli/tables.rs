@@ -1,6 +1,7 @@
 //! `antiproof tables`: endgame tables up to 4 men: build, verify, probe,
 //! bench. See docs/tables.md.
 
+use super::values;
 use super::{EXIT_NO, EXIT_OK};
 use crate::rules::{Color, Piece, Position, Role, Rules, Square};
 use crate::tablefile::record::{self, Certification, Records};
@@ -39,7 +40,7 @@ struct Common {
     #[arg(long)]
     dir: Option<PathBuf>,
     /// Rule set: international or fics.
-    #[arg(long, default_value = "international")]
+    #[arg(long, default_value = "international", value_parser = values::rules)]
     rules: Rules,
 }
 
@@ -55,7 +56,7 @@ struct BuildArgs {
     common: Common,
     /// Build every material with up to this many men (2 to 4), when no
     /// material is named.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = values::men())]
     men: u32,
     /// Materials to build, e.g. KNvB PPvP (default: all up to --men).
     materials: Vec<String>,
@@ -89,8 +90,8 @@ struct ProbeArgs {
 struct BenchArgs {
     #[command(flatten)]
     common: Common,
-    /// Random positions to probe.
-    #[arg(long, default_value_t = 1_000_000)]
+    /// Random positions to probe (at most 10^12).
+    #[arg(long, default_value_t = 1_000_000, value_parser = values::probes())]
     probes: u64,
 }
 
@@ -121,9 +122,6 @@ fn parse_materials(names: &[String]) -> anyhow::Result<Vec<Material>> {
 
 fn build(a: BuildArgs) -> anyhow::Result<u8> {
     let materials = if a.materials.is_empty() {
-        if !(2..=MAX_MEN).contains(&a.men) {
-            bail!("--men {} is out of range: 2 to {MAX_MEN}", a.men);
-        }
         Material::all_up_to(a.men)
     } else {
         parse_materials(&a.materials)?

@@ -1,6 +1,7 @@
 //! `antiproof verify`: certify a proof from the store or a win-tree file
 //! with the independent checker (`crate::check`, shakmaty rules only).
 
+use super::values;
 use super::{EXIT_NO, EXIT_OK};
 use crate::check::{self, Rules, TreeOptions, Verdict, game};
 use crate::store::{Store, StoreReader};
@@ -22,10 +23,10 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "FILE")]
     tree: Option<PathBuf>,
     /// Rule set: international (lichess) or fics.
-    #[arg(long, default_value = "international", value_parser = parse_rules)]
+    #[arg(long, default_value = "international", value_parser = values::rules)]
     rules: Rules,
     /// The side that wins (default: inferred from the proof's root).
-    #[arg(long, value_parser = check::parse_color)]
+    #[arg(long, value_parser = values::check_color)]
     winner: Option<shakmaty::Color>,
     /// Print the report as one JSON object.
     #[arg(long)]
@@ -46,21 +47,17 @@ pub struct VerifyArgs {
     /// standard start position.
     #[arg(long)]
     fen: Option<String>,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads (default: all cores; at most 1024).
+    #[arg(long, value_parser = values::threads())]
     threads: Option<usize>,
     /// Check the file this many times and report the best speed
     /// (benchmarking).
-    #[arg(long, default_value_t = 1, hide = true)]
+    #[arg(long, default_value_t = 1, hide = true, value_parser = values::repeat())]
     repeat: u32,
     /// The line to certify, from the start position (UCI or SAN). With
     /// --tree it must begin with the file's prolog; default: the file's
     /// root. With the store: default the start position.
     moves: Vec<String>,
-}
-
-fn parse_rules(s: &str) -> Result<Rules, String> {
-    s.parse()
 }
 
 /// Runs `antiproof verify`.

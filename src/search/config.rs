@@ -1,0 +1,41 @@
+//! The settings of a proving run.
+
+use crate::rules::Rules;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// When to stop a search early.
+#[derive(Clone, Default)]
+pub struct Limits {
+    /// Stop after this many expanded nodes.
+    pub nodes: Option<u64>,
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+    /// Stop when this flag is set (Ctrl-C; see [`super::run::stop_flag`]).
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+/// Settings of a proving run.
+pub struct Config {
+    /// The rule set.
+    pub rules: Rules,
+    /// Bytes for the transposition table.
+    pub tt_bytes: usize,
+    /// Limits.
+    pub limits: Limits,
+    /// A proven node whose proof-size estimate reaches this is extracted
+    /// and written to the store during the search.
+    pub checkpoint_size: u32,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            rules: Rules::International,
+            tt_bytes: 64 << 20,
+            limits: Limits::default(),
+            checkpoint_size: 20_000,
+        }
+    }
+}

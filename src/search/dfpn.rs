@@ -1,0 +1,561 @@
+//! The df-pn search.
+//!
+//! Depth-first proof-number search (df-pn, Nagai) with the 1+epsilon trick
+//! of Pawlewicz and Lew (a child is searched until its proof number, at an
+//! OR node, passes `min(threshold, pn2 * (1 + 1/4))`, where `pn2` is the
+//! second-best sibling's; dually at AND nodes), over a fixed-size
+//! transposition table ([`super::tt`]) of 16-byte entries sized from the
+//! memory budget. Proof and disproof numbers are from the prover's side: OR
+//! nodes have the prover to move. New nodes get the mobility
+//! initialisation: proof 1 and disproof = number of legal moves at OR
+//! nodes, the dual at AND nodes. A game-over position is a proof if the
+//! prover won it, else a disproof (a draw is a disproof for both sides).
+//!
+//! # Soundness with transpositions
+//!
+//! There is no repetition rule, so a repetition just goes on; a cycle is
+//! never a win for the prover. The search keeps the positions of the
+//! current path since the last irreversible move (capture or pawn move) and
+//! treats a child that repeats one of them as disproven, without storing
+//! anything for it. Its parent's value then depends on the path, so tt keys
+//! carry the path where it matters:
+//!
+//! * a node reached by an irreversible move, or whose side to move must
+//!   capture (every child is reached by a capture), has a value that no
+//!   earlier position can influence: its key is its Zobrist hash, shared by
+//!   every transposition;
+//! * any other node's key is a hash of its parent's key and its own Zobrist
+//!   hash, so it names the path back to the last shareable node, which is
+//!   at or after the last irreversible move: the whole repetition window.
+//!
+//! Two nodes with one key therefore have one value, and every value in the
+//! tt is sound for every path that reaches that key. (This is the rule
+//! "merge transpositions only right after an irreversible move or where
+//! the side to move must capture" of Watkins' solver.)
+
+use super::Prover;
+use super::config::Limits;
+use super::report::{Progress, ProgressFn};
+use super::tt::{INF, Tt, TtValue};
+use crate::rules::{Move, Outcome, Position, Role};
+use std::time::{Duration, Instant};
+
+/// The state of the df-pn search: the tt, the current path, the children
+/// being searched, and the counters and limits.
+pub(super) struct Search<'s> {
+    /// The transposition table.
+    pub(super) tt: Tt,
+    /// The positions of the current path.
+    pub(super) path: Path,
+    /// The children of every node of the path, one stack.
+    kids: Vec<Kid>,
+    /// Nodes expanded.
+    pub(super) nodes: u64,
+    /// Child positions generated.
+    pub(super) generated: u64,
+    /// A limit stopped the search (or the store failed).
+    pub(super) stopped: bool,
+    /// The root's current proof and disproof numbers.
+    pub(super) root_pn: u32,
+    /// See `root_pn`.
+    pub(super) root_dn: u32,
+    /// A proof is being extracted: `mid` is re-proving a child, not
+    /// searching from the root.
+    pub(super) extracting: bool,
+    /// Proven nodes whose proof-size estimate reaches this are written to
+    /// the store during the search.
+    pub(super) checkpoint_size: u32,
+    /// Limits and progress reports.
+    pub(super) budget: Budget<'s>,
+}
+
+impl<'s> Search<'s> {
+    /// A search with a tt of `tt_bytes`.
+    pub(super) fn new(tt_bytes: usize, limits: Limits, checkpoint_size: u32) -> Search<'s> {
+        Search {
+            tt: Tt::with_bytes(tt_bytes),
+            path: Path(Vec::with_capacity(1024)),
+            kids: Vec::with_capacity(1 << 14),
+            nodes: 0,
+            generated: 0,
+            stopped: false,
+            root_pn: 1,
+            root_dn: 1,
+            extracting: false,
+            checkpoint_size: checkpoint_size.max(2),
+            budget: Budget::new(limits),
+        }
+    }
+}
+
+/// The limits of a run and its progress reports.
+pub(super) struct Budget<'s> {
+    limits: Limits,
+    next_check: u64,
+    /// When the run started.
+    pub(super) start: Instant,
+    last_progress: Instant,
+    /// Called about once a second.
+    pub(super) progress: Option<ProgressFn<'s>>,
+}
+
+impl Budget<'_> {
+    fn new(limits: Limits) -> Self {
+        let now = Instant::now();
+        Budget {
+            limits,
+            next_check: 0,
+            start: now,
+            last_progress: now,
+            progress: None,
+        }
+    }
+
+    /// Starts the clock.
+    pub(super) fn restart(&mut self) {
+        self.start = Instant::now();
+        self.last_progress = self.start;
+    }
+
+    /// Whether a limit is reached after `nodes` expansions; reports
+    /// progress when a second has passed since the last report.
+    fn check(&mut self, nodes: u64, root_pn: u32, root_dn: u32, tt: &Tt) -> bool {
+        let mut stop = false;
+        self.next_check = nodes + 2048;
+        if let Some(n) = self.limits.nodes
+            && nodes >= n
+        {
+            stop = true;
+        }
+        if let Some(s) = &self.limits.stop
+            && s.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            stop = true;
+        }
+        let now = Instant::now();
+        if let Some(d) = self.limits.deadline
+            && now >= d
+        {
+            stop = true;
+        }
+        if now.duration_since(self.last_progress) >= Duration::from_secs(1) {
+            self.last_progress = now;
+            let p = Progress {
+                nodes,
+                elapsed: now.duration_since(self.start),
+                root_pn,
+                root_dn,
+                tt_used: tt.used(),
+                tt_capacity: tt.capacity(),
+                tt_bytes: tt.bytes_in_use(),
+            };
+            if let Some(f) = self.progress.as_mut() {
+                f(&p);
+            }
+        }
+        stop
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(super) struct PathEntry {
+    z: u64,
+    irrev_start: u32,
+}
+
+/// The Zobrist hashes of the current path, each with the index where its
+/// repetition window starts (the last irreversible move).
+pub(super) struct Path(Vec<PathEntry>);
+
+impl Path {
+    /// Starts a path at a root with Zobrist hash `z`.
+    pub(super) fn reset(&mut self, z: u64) {
+        self.0.clear();
+        self.0.push(PathEntry { z, irrev_start: 0 });
+    }
+
+    /// Number of positions on the path.
+    #[inline]
+    pub(super) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether a position with Zobrist hash `z`, about to be pushed on the
+    /// path after a reversible move, repeats a position of the path.
+    #[inline]
+    pub(super) fn repeats(&self, z: u64) -> bool {
+        let len = self.0.len();
+        let start = self.0[len - 1].irrev_start as usize;
+        let mut i = len as isize - 2;
+        while i >= start as isize {
+            if self.0[i as usize].z == z {
+                return true;
+            }
+            i -= 2;
+        }
+        false
+    }
+
+    /// Pushes a position reached by an irreversible move or not.
+    #[inline]
+    pub(super) fn push(&mut self, z: u64, irr: bool) {
+        let len = self.0.len();
+        let irrev_start = if irr {
+            len as u32
+        } else {
+            self.0[len - 1].irrev_start
+        };
+        self.0.push(PathEntry { z, irrev_start });
+    }
+
+    /// Pops the top position.
+    #[inline]
+    pub(super) fn pop(&mut self) {
+        self.0.pop();
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Kid {
+    pos: Position,
+    key: u64,
+    irr: bool,
+    pn: u32,
+    dn: u32,
+    size: u32,
+}
+
+#[inline(always)]
+fn mix(parent: u64, z: u64) -> u64 {
+    let mut x = parent.rotate_left(17) ^ z;
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The tt key of `child`, reached by `m` from a node with key `key`.
+pub(super) fn child_key(key: u64, m: Move, child: &Position) -> u64 {
+    let z = child.zobrist();
+    if m.is_irreversible() || child.has_capture() {
+        z
+    } else {
+        mix(key, z)
+    }
+}
+
+#[inline(always)]
+pub(super) fn sat(x: u64) -> u32 {
+    if x >= INF as u64 { INF - 1 } else { x as u32 }
+}
+
+#[inline(always)]
+fn eps(v: u32) -> u32 {
+    if v >= INF - 1 {
+        INF
+    } else {
+        sat(v as u64 + (v as u64 / 4).max(1))
+    }
+}
+
+#[inline(always)]
+fn clamp_th(x: u64) -> u32 {
+    if x >= INF as u64 { INF } else { x as u32 }
+}
+
+#[inline(always)]
+fn decode(v: TtValue) -> (u32, u32, u32) {
+    if v.pn == 0 {
+        (0, INF, v.dn)
+    } else if v.dn == 0 {
+        (INF, 0, 0)
+    } else {
+        (v.pn, v.dn, 0)
+    }
+}
+
+#[inline]
+fn summarize(kids: &[Kid], or: bool) -> (u32, u32) {
+    let mut mn = INF;
+    let mut sum = 0u64;
+    for k in kids {
+        let (a, b) = if or { (k.pn, k.dn) } else { (k.dn, k.pn) };
+        mn = mn.min(a);
+        sum += b as u64;
+    }
+    let (x, y) = if mn == 0 {
+        (0, INF)
+    } else if sum == 0 {
+        (INF, 0)
+    } else {
+        (mn, sat(sum))
+    };
+    if or { (x, y) } else { (y, x) }
+}
+
+impl Prover<'_> {
+    fn check_limits(&mut self) {
+        let s = &mut self.search;
+        if s.budget.check(s.nodes, s.root_pn, s.root_dn, &s.tt) {
+            s.stopped = true;
+        }
+    }
+
+    /// The initial (pn, dn, size) of a child not searched yet.
+    #[inline]
+    fn eval_child(&self, child: &Position, key: u64, irr: bool) -> (u32, u32, u32) {
+        let z = child.zobrist();
+        if !irr && self.search.path.repeats(z) {
+            return (INF, 0, 0);
+        }
+        if let Some(v) = self.search.tt.get(key) {
+            return decode(v);
+        }
+        let us = child.turn();
+        let or = us == self.prover;
+        // Game ends, in the order of `Position::outcome`, sharing the move
+        // count with the mobility initialisation.
+        let terminal = |o: Option<Outcome>| match o {
+            Some(Outcome::Win(c)) if c == self.prover => Some((0, INF, 1)),
+            Some(_) => Some((INF, 0, 0)),
+            None => None,
+        };
+        if (child.count(us) == 0 || child.count(!us) == 0)
+            && let Some(t) = terminal(child.outcome(self.rules))
+        {
+            return t;
+        }
+        let n = child.count_legal_moves();
+        if (n == 0 || (child.occupied().0 & !child.by_role(Role::Bishop).0) == 0)
+            && let Some(t) = terminal(child.outcome(self.rules))
+        {
+            return t;
+        }
+        if let Some(win) = self.endgame_win(child) {
+            return if win { (0, INF, 1) } else { (INF, 0, 0) };
+        }
+        let stored = &self.writer.stored;
+        if !stored.is_empty()
+            && let Some(&v) = stored.get(&z)
+        {
+            return if (v & 1 == 1) == or {
+                (0, INF, sat(v >> 1).max(1))
+            } else {
+                (INF, 0, 0)
+            };
+        }
+        if or {
+            (1, n.max(1), 0)
+        } else {
+            (n.max(1), 1, 0)
+        }
+    }
+
+    /// The df-pn MID procedure. The path's top is `pos`.
+    pub(super) fn mid(
+        &mut self,
+        pos: &Position,
+        key: u64,
+        thpn: u32,
+        thdn: u32,
+    ) -> (u32, u32, u32) {
+        self.search.nodes += 1;
+        if self.search.nodes >= self.search.budget.next_check {
+            self.check_limits();
+        }
+        let work_start = self.search.nodes;
+        let or = pos.turn() == self.prover;
+        let is_root = self.search.path.len() == 1 && !self.search.extracting;
+        let base = self.search.kids.len();
+        let moves = pos.legal_moves();
+        self.search.generated += moves.len() as u64;
+        // First pass: children, keys, and a prefetch of their tt slots.
+        for &m in moves.iter() {
+            let child = pos.play(m);
+            let irr = m.is_irreversible();
+            let z = child.zobrist();
+            let ckey = if irr || child.has_capture() {
+                z
+            } else {
+                mix(key, z)
+            };
+            self.search.tt.prefetch(ckey);
+            self.search.kids.push(Kid {
+                pos: child,
+                key: ckey,
+                irr,
+                pn: 1,
+                dn: 1,
+                size: 0,
+            });
+        }
+        // Second pass: their values.
+        for i in base..self.search.kids.len() {
+            let k = self.search.kids[i];
+            let (pn, dn, size) = self.eval_child(&k.pos, k.key, k.irr);
+            let slot = &mut self.search.kids[i];
+            slot.pn = pn;
+            slot.dn = dn;
+            slot.size = size;
+            if (or && pn == 0) || (!or && dn == 0) {
+                self.search.kids.truncate(i + 1);
+                break;
+            }
+        }
+        let (mut pn, mut dn);
+        loop {
+            (pn, dn) = summarize(&self.search.kids[base..], or);
+            if is_root {
+                self.search.root_pn = pn;
+                self.search.root_dn = dn;
+            }
+            if pn >= thpn || dn >= thdn || pn == 0 || dn == 0 || self.search.stopped {
+                break;
+            }
+            // Best child and the second-best value.
+            let mut best = 0usize;
+            let mut b1 = INF;
+            let mut b2 = INF;
+            // Ties at OR nodes go to the child with the larger disproof
+            // number (measured: smaller proofs on rungs 5, 6 and 9).
+            let mut bo = 0;
+            for (i, k) in self.search.kids[base..].iter().enumerate() {
+                let (v, o) = if or { (k.pn, k.dn) } else { (k.dn, k.pn) };
+                if v < b1 {
+                    b2 = b1;
+                    b1 = v;
+                    best = i;
+                    bo = o;
+                } else if v == b1 && or && o > bo {
+                    b2 = v;
+                    best = i;
+                    bo = o;
+                } else if v < b2 {
+                    b2 = v;
+                }
+            }
+            let k = self.search.kids[base + best];
+            let (cthpn, cthdn) = if or {
+                (
+                    thpn.min(eps(b2)),
+                    clamp_th(thdn as u64 - dn as u64 + k.dn as u64),
+                )
+            } else {
+                (
+                    clamp_th(thpn as u64 - pn as u64 + k.pn as u64),
+                    thdn.min(eps(b2)),
+                )
+            };
+            self.search.path.push(k.pos.zobrist(), k.irr);
+            let (cpn, cdn, csize) = self.mid(&k.pos, k.key, cthpn, cthdn);
+            self.search.path.pop();
+            let slot = &mut self.search.kids[base + best];
+            slot.pn = cpn;
+            slot.dn = cdn;
+            slot.size = csize;
+        }
+        let mut size = 0u32;
+        if pn == 0 {
+            let kids = &self.search.kids[base..];
+            size = if or {
+                kids.iter()
+                    .filter(|k| k.pn == 0)
+                    .map(|k| k.size)
+                    .min()
+                    .unwrap_or(0)
+                    .saturating_add(1)
+            } else {
+                kids.iter()
+                    .fold(1u32, |a, k| a.saturating_add(k.size))
+                    .min(INF - 1)
+            };
+        }
+        self.search.kids.truncate(base);
+        let work = sat(self.search.nodes - work_start + 1);
+        let v = if pn == 0 {
+            TtValue {
+                pn: 0,
+                dn: size.max(1),
+                work,
+            }
+        } else {
+            TtValue { pn, dn, work }
+        };
+        self.search.tt.put(key, v);
+        if pn == 0
+            && !self.search.extracting
+            && !is_root
+            && size >= self.search.checkpoint_size
+            && self.writer.store.is_some()
+        {
+            self.checkpoint(pos, key);
+        }
+        (pn, dn, size)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Color;
+    use crate::search::Config;
+
+    #[test]
+    fn summarize_or_and() {
+        let p = Position::startpos();
+        let k = |pn, dn| Kid {
+            pos: p,
+            key: 0,
+            irr: false,
+            pn,
+            dn,
+            size: 0,
+        };
+        assert_eq!(summarize(&[k(2, 3), k(1, 4)], true), (1, 7));
+        assert_eq!(summarize(&[k(2, 3), k(1, 4)], false), (3, 3));
+        assert_eq!(summarize(&[k(0, INF), k(1, 4)], true), (0, INF));
+        assert_eq!(summarize(&[k(INF, 0), k(1, 4)], false), (INF, 0));
+        assert_eq!(summarize(&[k(INF, 0), k(INF, 0)], true), (INF, 0));
+    }
+
+    #[test]
+    fn repetitions_are_seen_back_to_the_last_irreversible_move() {
+        let mut p = Prover::new(Config::default(), Color::White, None).unwrap();
+        let start = Position::startpos();
+        let mut walk = |line: &[&str]| {
+            let mut pos = start;
+            let path = &mut p.search.path;
+            path.reset(pos.zobrist());
+            let mut last = false;
+            for (i, s) in line.iter().enumerate() {
+                let m = pos.parse_move(s).unwrap();
+                let next = pos.play(m);
+                if i + 1 == line.len() {
+                    last = !m.is_irreversible() && path.repeats(next.zobrist());
+                } else {
+                    path.push(next.zobrist(), m.is_irreversible());
+                }
+                pos = next;
+            }
+            last
+        };
+        assert!(walk(&["Nf3", "Nf6", "Ng1", "Ng8"]));
+        assert!(!walk(&["Nf3", "Nf6", "Ng1", "Nc6"]));
+        // The window starts at 1.e3: the position right after it repeats.
+        assert!(walk(&["e3", "Nc6", "Nf3", "Nb8", "Ng1"]));
+        assert!(!walk(&["e3", "Nc6", "Nf3", "Nb8"]));
+    }
+
+    #[test]
+    fn path_keys_only_where_the_value_can_depend_on_the_path() {
+        let start = Position::startpos();
+        let nf3 = start.parse_move("Nf3").unwrap();
+        let e4 = start.parse_move("e4").unwrap();
+        // A reversible move to a position without captures: path key.
+        let a = child_key(1, nf3, &start.play(nf3));
+        let b = child_key(2, nf3, &start.play(nf3));
+        assert_ne!(a, b);
+        // An irreversible move: the position's own hash, shared.
+        let c = child_key(1, e4, &start.play(e4));
+        assert_eq!(c, start.play(e4).zobrist());
+    }
+}

@@ -1,0 +1,247 @@
+//! The ladder benchmark (../shared/ladder.md): lines of growing difficulty,
+//! each proven in a child process (`antiproof prove --json`, for a clean
+//! peak-memory figure) with a fresh store in a temporary directory, next to
+//! the anchor solver's figures. The command line prints the rows
+//! (`antiproof prove --ladder`).
+
+use std::io;
+use std::path::PathBuf;
+use std::process::Command;
+use std::str::FromStr;
+
+/// One rung of ../shared/ladder.md with the anchor solver's figures.
+pub struct Rung {
+    /// The line, SAN moves separated by spaces.
+    pub line: &'static str,
+    /// The anchor's time in seconds.
+    pub anchor_s: Option<f64>,
+    /// The anchor's node count.
+    pub anchor_nodes: Option<f64>,
+    /// The anchor's proof size in positions.
+    pub anchor_proof: Option<u64>,
+}
+
+/// The rungs, numbered from 1.
+pub const LADDER: &[Rung] = &[
+    Rung {
+        line: "e3 d5",
+        anchor_s: Some(0.003),
+        anchor_nodes: Some(817.0),
+        anchor_proof: Some(33),
+    },
+    Rung {
+        line: "e3 d6",
+        anchor_s: Some(0.005),
+        anchor_nodes: Some(2011.0),
+        anchor_proof: Some(33),
+    },
+    Rung {
+        line: "e4",
+        anchor_s: Some(0.023),
+        anchor_nodes: Some(7655.0),
+        anchor_proof: Some(242),
+    },
+    Rung {
+        line: "d3",
+        anchor_s: Some(0.022),
+        anchor_nodes: Some(7923.0),
+        anchor_proof: Some(223),
+    },
+    Rung {
+        line: "d4",
+        anchor_s: Some(0.031),
+        anchor_nodes: Some(10284.0),
+        anchor_proof: Some(90),
+    },
+    Rung {
+        line: "e3 Na6",
+        anchor_s: Some(0.83),
+        anchor_nodes: Some(618_933.0),
+        anchor_proof: Some(3318),
+    },
+    Rung {
+        line: "e3 g6",
+        anchor_s: Some(3.5),
+        anchor_nodes: Some(4_076_330.0),
+        anchor_proof: Some(4633),
+    },
+    Rung {
+        line: "e3 e5",
+        anchor_s: Some(22.7),
+        anchor_nodes: Some(21.5e6),
+        anchor_proof: None,
+    },
+    Rung {
+        line: "Nc3",
+        anchor_s: Some(35.0),
+        anchor_nodes: Some(44.0e6),
+        anchor_proof: Some(57_373),
+    },
+    Rung {
+        line: "e3 f5",
+        anchor_s: Some(141.0),
+        anchor_nodes: Some(106.0e6),
+        anchor_proof: None,
+    },
+    Rung {
+        line: "Nf3",
+        anchor_s: None,
+        anchor_nodes: None,
+        anchor_proof: None,
+    },
+    Rung {
+        line: "f4",
+        anchor_s: None,
+        anchor_nodes: None,
+        anchor_proof: None,
+    },
+    Rung {
+        line: "h4",
+        anchor_s: None,
+        anchor_nodes: None,
+        anchor_proof: None,
+    },
+];
+
+/// A selection of rungs such as `1-10` or `1,3,6-8` (numbers from 1 to
+/// the number of rungs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rungs(pub Vec<u32>);
+
+impl FromStr for Rungs {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Rungs, String> {
+        let bad = || {
+            format!(
+                "cannot read rungs {s:?}: give rungs from 1 to {} such as 1-10 or 1,3,6-8",
+                LADDER.len()
+            )
+        };
+        let mut out = Vec::new();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (a, b) = match part.split_once('-') {
+                Some((a, b)) => (
+                    a.trim().parse().map_err(|_| bad())?,
+                    b.trim().parse().map_err(|_| bad())?,
+                ),
+                None => {
+                    let a: u32 = part.parse().map_err(|_| bad())?;
+                    (a, a)
+                }
+            };
+            if a == 0 || b < a || b as usize > LADDER.len() {
+                return Err(bad());
+            }
+            out.extend(a..=b);
+        }
+        if out.is_empty() {
+            return Err(bad());
+        }
+        Ok(Rungs(out))
+    }
+}
+
+/// The figures of one proven (or stopped) rung, from the child's JSON.
+#[derive(Clone, Debug)]
+pub struct Figures {
+    /// The child's exit status (`None`: killed by a signal).
+    pub code: Option<i32>,
+    /// proven, disproven or stopped.
+    pub result: String,
+    /// Wall-clock seconds.
+    pub time_s: f64,
+    /// CPU seconds.
+    pub cpu_s: f64,
+    /// Nodes expanded.
+    pub nodes: f64,
+    /// Nodes a second.
+    pub nodes_per_second: f64,
+    /// Distinct positions of the proof.
+    pub proof_positions: f64,
+    /// Proof depth in plies.
+    pub proof_depth: f64,
+    /// Peak resident memory in bytes.
+    pub peak_memory_bytes: f64,
+    /// Size of the store file in bytes.
+    pub store_bytes: f64,
+}
+
+/// A ladder run: the antiproof binary, a temporary directory for the
+/// stores (removed on drop), and the `prove` options passed to each rung.
+pub struct Ladder {
+    exe: PathBuf,
+    dir: PathBuf,
+    options: Vec<String>,
+}
+
+impl Ladder {
+    /// A run whose rungs get the `prove` options `options` (such as
+    /// `--memory 1G`).
+    pub fn new(options: Vec<String>) -> io::Result<Ladder> {
+        let exe = std::env::current_exe()
+            .map_err(|e| io::Error::new(e.kind(), format!("finding the antiproof binary: {e}")))?;
+        let dir = std::env::temp_dir().join(format!("antiproof-ladder-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| io::Error::new(e.kind(), format!("creating {}: {e}", dir.display())))?;
+        Ok(Ladder { exe, dir, options })
+    }
+
+    /// Proves rung `n` (from 1) in a child process with a fresh store.
+    /// `Ok(Err(stderr))`: the child printed no JSON summary.
+    pub fn run(&self, n: u32) -> io::Result<Result<Figures, String>> {
+        let rung = &LADDER[n as usize - 1];
+        let db = self.dir.join(format!("rung{n}.redb"));
+        let _ = std::fs::remove_file(&db);
+        let o = Command::new(&self.exe)
+            .arg("prove")
+            .arg("--json")
+            .arg("--db")
+            .arg(&db)
+            .args(&self.options)
+            .args(rung.line.split_whitespace())
+            .output()
+            .map_err(|e| io::Error::new(e.kind(), format!("running a ladder rung: {e}")))?;
+        let _ = std::fs::remove_file(&db);
+        let v: serde_json::Value = match serde_json::from_slice(&o.stdout) {
+            Ok(v) => v,
+            Err(_) => return Ok(Err(String::from_utf8_lossy(&o.stderr).trim().to_string())),
+        };
+        let f = |k: &str| v[k].as_f64().unwrap_or(0.0);
+        Ok(Ok(Figures {
+            code: o.status.code(),
+            result: v["result"].as_str().unwrap_or("?").to_string(),
+            time_s: f("time_s"),
+            cpu_s: f("cpu_s"),
+            nodes: f("nodes"),
+            nodes_per_second: f("nodes_per_second"),
+            proof_positions: f("proof_positions"),
+            proof_depth: f("proof_depth"),
+            peak_memory_bytes: f("peak_memory_bytes"),
+            store_bytes: f("store_bytes"),
+        }))
+    }
+}
+
+impl Drop for Ladder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rungs_parse() {
+        assert_eq!("1-3,5".parse::<Rungs>().unwrap().0, vec![1, 2, 3, 5]);
+        assert!("0-3".parse::<Rungs>().is_err());
+        assert!(
+            "1-14"
+                .parse::<Rungs>()
+                .unwrap_err()
+                .contains("from 1 to 13")
+        );
+        assert!("".parse::<Rungs>().is_err());
+    }
+}

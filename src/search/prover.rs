@@ -1,0 +1,230 @@
+//! The prover: one proving run over one root, orchestrating the search
+//! ([`super::dfpn`]), the extraction ([`super::extract`]), the store
+//! writes ([`super::write`]) and the checkpoints ([`super::checkpoint`]).
+
+use super::config::Config;
+use super::dfpn::Search;
+use super::extract::Extraction;
+use super::report::{Progress, ProveReport, ProveResult, SearchError};
+use super::tt::INF;
+use super::walk::{WALK_LIMIT, walk_proof_with};
+use super::write::Writer;
+use crate::rules::{Color, Position, Rules};
+use crate::store::{Store, Verdict};
+use crate::tables::Tables;
+use std::time::Duration;
+
+/// A proving run over one root position.
+pub struct Prover<'s> {
+    /// The rule set.
+    pub(super) rules: Rules,
+    /// The side proven to win.
+    pub(super) prover: Color,
+    /// Endgame tables scoring positions of 4 men or fewer.
+    tables: Option<&'s Tables>,
+    /// The df-pn search.
+    pub(super) search: Search<'s>,
+    /// The proof being extracted.
+    pub(super) ex: Extraction,
+    /// The store, its filter, and what was written.
+    pub(super) writer: Writer<'s>,
+}
+
+impl<'s> Prover<'s> {
+    /// A prover for `winner` under `config`, reading and writing `store`
+    /// when given (every stored proven position is loaded into an in-memory
+    /// filter first).
+    pub fn new(
+        config: Config,
+        winner: Color,
+        store: Option<&'s Store>,
+    ) -> Result<Prover<'s>, SearchError> {
+        let writer = Writer::open(store, config.rules)?;
+        Ok(Prover {
+            rules: config.rules,
+            prover: winner,
+            tables: None,
+            search: Search::new(config.tt_bytes, config.limits, config.checkpoint_size),
+            ex: Extraction::default(),
+            writer,
+        })
+    }
+
+    /// Scores positions of 4 men or fewer from `tables` (the side to move
+    /// wins there by the table: a proven leaf for the prover when that is
+    /// the prover, else a disproven one; a position the tables do not hold
+    /// is searched). Records of positions whose proof rests on tables get
+    /// [`crate::store::FLAG_TABLES`]; table positions themselves get no
+    /// record (leaves, as game ends).
+    pub fn set_tables(&mut self, tables: &'s Tables) {
+        self.tables = Some(tables);
+    }
+
+    /// Whether the endgame tables score `pos` (not a game end) as a win
+    /// for the prover; `None`: no tables, more than 4 men, or no table for
+    /// it.
+    #[inline]
+    pub(super) fn endgame_win(&self, pos: &Position) -> Option<bool> {
+        let t = self.tables?;
+        if pos.men() > crate::tables::MAX_MEN {
+            return None;
+        }
+        let v = t.probe(pos)?;
+        Some(match v {
+            crate::tables::Value::Win(_) => pos.turn() == self.prover,
+            crate::tables::Value::Loss(_) => pos.turn() != self.prover,
+            crate::tables::Value::Draw => false,
+        })
+    }
+
+    /// Calls `f` about once a second during the search.
+    pub fn on_progress(&mut self, f: impl FnMut(&Progress) + Send + 's) {
+        self.search.budget.progress = Some(Box::new(f));
+    }
+
+    /// Number of stored positions known to the in-memory filter.
+    pub fn stored_len(&self) -> usize {
+        self.writer.stored.len()
+    }
+
+    /// Proves (or disproves) a win for the prover from `root`, writing the
+    /// proof into the store when proven.
+    pub fn prove(&mut self, root: &Position) -> Result<ProveReport, SearchError> {
+        if let Some(o) = root.outcome(self.rules) {
+            return Err(SearchError::GameOver(o));
+        }
+        self.search.budget.restart();
+        self.search.stopped = false;
+        let mut report = ProveReport {
+            result: ProveResult::Stopped,
+            best_move: None,
+            nodes: 0,
+            generated: 0,
+            proof_positions: 0,
+            proof_depth: 0,
+            records_written: 0,
+            root_pn: 1,
+            root_dn: 1,
+            tt_bytes: self.search.tt.bytes(),
+            elapsed: Duration::ZERO,
+        };
+        // Already in the store?
+        if self.answer_from_store(root, &mut report)? {
+            report.elapsed = self.search.budget.start.elapsed();
+            return Ok(report);
+        }
+        let key = root.zobrist();
+        self.search.path.reset(root.zobrist());
+        let (pn, dn, _) = self.mid(root, key, INF, INF);
+        if self.search.stopped && pn != 0 && self.writer.store.is_some() {
+            self.flush_proven(root, key);
+        }
+        if let Some(e) = self.writer.error.take() {
+            return Err(e.into());
+        }
+        report.root_pn = pn;
+        report.root_dn = dn;
+        if pn == 0 {
+            let summary = self.extract_and_store(root, key)?;
+            match summary {
+                Some(s) => {
+                    report.result = ProveResult::Proven;
+                    report.proof_positions = s.positions;
+                    report.proof_depth = s.depth;
+                    report.best_move = s.root_move.and_then(|c| {
+                        root.legal_moves()
+                            .iter()
+                            .copied()
+                            .find(|m| m.watkins_code().same_move(c))
+                    });
+                }
+                None if self.search.stopped => report.result = ProveResult::Stopped,
+                None => {
+                    return Err(SearchError::Extraction(
+                        "the root is proven but its proof could not be rebuilt".into(),
+                    ));
+                }
+            }
+            if report.result == ProveResult::Proven {
+                self.exact_figures(root, &mut report)?;
+            }
+        } else if dn == 0 {
+            report.result = ProveResult::Disproven;
+        }
+        report.nodes = self.search.nodes;
+        report.generated = self.search.generated;
+        report.records_written = self.writer.written;
+        report.elapsed = self.search.budget.start.elapsed();
+        Ok(report)
+    }
+
+    /// Fills `report` from the store's record of `root`, if it has one:
+    /// `Ok(true)` then.
+    fn answer_from_store(
+        &self,
+        root: &Position,
+        report: &mut ProveReport,
+    ) -> Result<bool, SearchError> {
+        let Some(rec) = self.writer.stored_record(self.rules, root)? else {
+            return Ok(false);
+        };
+        let or = root.turn() == self.prover;
+        let win_for_prover = (rec.verdict == Verdict::Win) == or;
+        if win_for_prover {
+            report.result = ProveResult::Proven;
+            report.proof_positions = rec.size;
+            report.root_pn = 0;
+            report.root_dn = INF;
+            if or {
+                report.best_move = root
+                    .legal_moves()
+                    .iter()
+                    .copied()
+                    .find(|m| m.watkins_code().same_move(rec.mv));
+            }
+            self.exact_figures(root, report)?;
+        } else {
+            report.result = ProveResult::Disproven;
+            report.root_pn = INF;
+            report.root_dn = 0;
+        }
+        Ok(true)
+    }
+
+    /// Replaces the proof's size and depth by exact figures from a walk of
+    /// the stored proof (which also checks that it closes), unless the proof
+    /// is too big to walk quickly.
+    fn exact_figures(&self, root: &Position, report: &mut ProveReport) -> Result<(), SearchError> {
+        let Some(store) = self.writer.store else {
+            return Ok(());
+        };
+        if report.proof_positions > WALK_LIMIT {
+            return Ok(());
+        }
+        let endgame_leaf = |p: &Position| self.endgame_win(p) == Some(true);
+        match walk_proof_with(store, self.rules, root, self.prover, &endgame_leaf)? {
+            Some((positions, depth)) => {
+                report.proof_positions = positions;
+                report.proof_depth = depth;
+                Ok(())
+            }
+            None => Err(SearchError::Extraction(
+                "the stored proof does not close".into(),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proves_rung_one_without_a_store() {
+        let (pos, _) = Position::startpos().play_line(&["e3", "d5"]).unwrap();
+        let mut p = Prover::new(Config::default(), Color::White, None).unwrap();
+        let r = p.prove(&pos).unwrap();
+        assert_eq!(r.result, ProveResult::Proven);
+        assert!(r.proof_positions > 0);
+    }
+}

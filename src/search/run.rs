@@ -1,0 +1,164 @@
+//! The search policy of the command line: where a stopped search keeps
+//! its transposition table, the search thread and its stack, and the stop
+//! flag that Ctrl-C (and SIGTERM, SIGHUP) set.
+
+use super::{Config, ProgressFn, ProveReport, ProveResult, Prover, SearchError};
+use crate::rules::{Color, Position};
+use crate::store::Store;
+use crate::tables::Tables;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Stack of the search thread: the search and the extraction recurse once
+/// a ply, and proofs run hundreds of plies deep.
+pub const STACK_BYTES: usize = 1 << 30;
+
+/// Where a stopped search keeps its transposition table: next to the
+/// store, `PATH.table` (one search's tt; another root replaces it). A
+/// search with endgame tables uses `PATH.table-endgame`: its values may
+/// rest on the tables, so a run without tables must not resume from it.
+pub fn tt_file(db: &Path, endgame_tables: bool) -> PathBuf {
+    let mut s = db.as_os_str().to_os_string();
+    s.push(".table");
+    if endgame_tables {
+        s.push("-endgame");
+    }
+    PathBuf::from(s)
+}
+
+/// A stop flag for [`super::Limits::stop`], set by Ctrl-C, SIGTERM or
+/// SIGHUP: the first stops the search at a consistent point; a second
+/// quits at once with exit status 130 (the store stays consistent: redb
+/// commits are atomic). Only the first call installs the signal handler
+/// (tests run several searches in one process): later calls get a flag
+/// no signal sets.
+pub fn stop_flag() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
+    stop
+}
+
+/// One proving run as the command line makes it.
+pub struct Job<'a> {
+    /// The position to prove.
+    pub root: Position,
+    /// The side to prove a win for.
+    pub winner: Color,
+    /// The run's settings.
+    pub config: Config,
+    /// The store.
+    pub store: &'a Store,
+    /// The store's path: the saved tt lives next to it ([`tt_file`]).
+    pub db: &'a Path,
+    /// Endgame tables, if any.
+    pub tables: Option<&'a Tables>,
+}
+
+/// How a [`Job`] ended.
+pub struct Finished {
+    /// The prover's report.
+    pub report: ProveReport,
+    /// Whether the search resumed from a saved tt.
+    pub resumed: bool,
+}
+
+/// What can go wrong in a [`Job`].
+#[derive(Debug)]
+pub enum RunError {
+    /// The search failed.
+    Search(SearchError),
+    /// The tt of a stopped search could not be saved.
+    SaveTt(PathBuf, std::io::Error),
+    /// The search thread panicked.
+    Panicked,
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Search(e) => write!(f, "{e}"),
+            RunError::SaveTt(p, e) => {
+                write!(f, "saving the transposition table to {}: {e}", p.display())
+            }
+            RunError::Panicked => write!(f, "the search thread panicked"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<SearchError> for RunError {
+    fn from(e: SearchError) -> RunError {
+        RunError::Search(e)
+    }
+}
+
+/// Runs `job` on a search thread with a [`STACK_BYTES`] stack: resumes
+/// from the saved tt when there is one for this search (an unreadable one
+/// is passed to `warn` and ignored), reports progress to `progress`, and
+/// afterwards saves the tt if the search stopped, else deletes it.
+pub fn prove<'a>(
+    job: Job<'a>,
+    progress: Option<ProgressFn<'a>>,
+    warn: &(dyn Fn(&str) + Sync),
+) -> Result<Finished, RunError> {
+    let tt_path = tt_file(job.db, job.tables.is_some());
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("prove".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, move || -> Result<Finished, RunError> {
+                let mut prover = Prover::new(job.config, job.winner, Some(job.store))?;
+                if let Some(t) = job.tables {
+                    prover.set_tables(t);
+                }
+                let mut resumed = false;
+                if tt_path.exists() {
+                    match prover.load_tt(&job.root, &tt_path) {
+                        Ok(true) => resumed = true,
+                        Ok(false) => {}
+                        Err(e) => warn(&format!(
+                            "ignoring the saved transposition table {}: {e}",
+                            tt_path.display()
+                        )),
+                    }
+                }
+                if let Some(f) = progress {
+                    prover.on_progress(f);
+                }
+                let report = prover.prove(&job.root)?;
+                // A stopped search keeps its tt for the next run; a
+                // finished one no longer needs it.
+                if report.result == ProveResult::Stopped {
+                    prover
+                        .save_tt(&job.root, &tt_path)
+                        .map_err(|e| RunError::SaveTt(tt_path.clone(), e))?;
+                } else if tt_path.exists() {
+                    let _ = std::fs::remove_file(&tt_path);
+                }
+                Ok(Finished { report, resumed })
+            })
+            .expect("spawning the search thread")
+            .join()
+            .map_err(|_| RunError::Panicked)?
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn saved_tt_files_keep_their_names() {
+        let db = Path::new("/x/a.redb");
+        assert_eq!(tt_file(db, false), PathBuf::from("/x/a.redb.table"));
+        assert_eq!(tt_file(db, true), PathBuf::from("/x/a.redb.table-endgame"));
+    }
+}

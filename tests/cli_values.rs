@@ -1,0 +1,88 @@
+//! Every command reads option values with the same typed parsers, and every
+//! number is bounded: absurd values are usage errors (exit 2) naming the
+//! bound, not panics, overflows or hangs.
+
+mod common;
+
+use common::antiproof;
+
+/// Runs `args`, expects exit 2 and a message holding each of `want`.
+fn rejected(args: &[&str], want: &[&str]) {
+    let (code, _, err) = antiproof(args);
+    assert_eq!(code, 2, "{args:?}: {err}");
+    for w in want {
+        assert!(err.contains(w), "{args:?}: {w:?} not in {err}");
+    }
+}
+
+#[test]
+fn absurd_values_exit_2_naming_the_bound() {
+    rejected(
+        &["prove", "--limit", "1e20s", "e3"],
+        &["--limit", "at most 1 year"],
+    );
+    rejected(
+        &["prove", "--limit", "1e19s", "e3"],
+        &["--limit", "at most 1 year"],
+    );
+    rejected(
+        &["prove", "--limit", "1e16 nodes", "e3"],
+        &["--limit", "at most 10^15 nodes"],
+    );
+    rejected(
+        &["prove", "--memory", "99999999999999999999G", "e3"],
+        &["--memory", "at most 1T"],
+    );
+    rejected(
+        &["prove", "--memory", "1K", "e3"],
+        &["--memory", "at least 64K"],
+    );
+    rejected(
+        &["prove", "--ladder", "--rungs", "1-99"],
+        &["--rungs", "from 1 to 13"],
+    );
+    rejected(
+        &["serve", "--request-timeout", "18446744073709551615"],
+        &["--request-timeout", "1..=86400"],
+    );
+    rejected(
+        &["serve", "--idle-timeout", "100000"],
+        &["--idle-timeout", "1..=86400"],
+    );
+    rejected(
+        &["serve", "--threads", "100000"],
+        &["--threads", "1..=1024"],
+    );
+    rejected(
+        &["verify", "--threads", "100000"],
+        &["--threads", "1..=1024"],
+    );
+    rejected(&["verify", "--repeat", "0"], &["--repeat", "1..=1000"]);
+    rejected(&["perft", "99"], &["0..=20"]);
+    rejected(&["tables", "build", "--men", "9"], &["--men", "2..=4"]);
+    rejected(
+        &["tables", "bench", "--probes", "99999999999999999999"],
+        &["--probes"],
+    );
+}
+
+#[test]
+fn rules_and_sides_read_alike_in_every_command() {
+    for cmd in [
+        &["prove", "e3"][..],
+        &["verify"],
+        &["export", "-o", "x.tree"],
+        &["browse"],
+        &["serve"],
+        &["tables", "probe", "8/8/8/8/8/8/8/K6k w - - 0 1"],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--rules", "atomic"]);
+        rejected(&args, &["--rules", "unknown rule set \"atomic\""]);
+        if cmd[0] != "tables" {
+            let mut args = cmd.to_vec();
+            args.extend(["--winner", "green"]);
+            rejected(&args, &["--winner", "unknown side \"green\""]);
+        }
+    }
+}
