@@ -5,7 +5,7 @@ use super::browse::SourceArgs;
 use crate::web::App;
 use crate::web::http::{Limits, Server};
 use anyhow::Context;
-use clap::Args;
+use clap::{Args, value_parser};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -20,15 +20,22 @@ pub struct ServeArgs {
     /// free port, printed on start).
     #[arg(long, default_value = "127.0.0.1:5004")]
     addr: SocketAddr,
-    /// Worker threads (each serves one connection at a time).
-    #[arg(long, default_value_t = 8)]
-    threads: usize,
+    /// Threads that answer requests (proof lookups); connections are
+    /// served by a few more, however many there are.
+    #[arg(long, default_value_t = 8, value_parser = value_parser!(u64).range(1..=1024))]
+    threads: u64,
+    /// Open connections at most; one more is answered 503 at once.
+    #[arg(long, default_value_t = 1024, value_name = "N",
+          value_parser = value_parser!(u64).range(1..=65536))]
+    max_connections: u64,
     /// Seconds a request may take from its first byte to its last (slow
     /// clients are cut off with 408).
-    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    #[arg(long, default_value_t = 10, value_name = "SECS",
+          value_parser = value_parser!(u64).range(1..=86400))]
     request_timeout: u64,
-    /// Seconds a kept-alive connection may stay idle.
-    #[arg(long, default_value_t = 5, value_name = "SECS")]
+    /// Seconds a connection may stay idle (before or between requests).
+    #[arg(long, default_value_t = 5, value_name = "SECS",
+          value_parser = value_parser!(u64).range(1..=86400))]
     idle_timeout: u64,
 }
 
@@ -38,9 +45,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
     let name = source.name();
     let app = Arc::new(App::new(source, args.source.rules));
     let limits = Limits {
-        threads: args.threads.max(1),
-        request_timeout: Duration::from_secs(args.request_timeout.max(1)),
-        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+        // The ranges above keep these small.
+        threads: args.threads as usize,
+        max_connections: args.max_connections as usize,
+        request_timeout: Duration::from_secs(args.request_timeout),
+        idle_timeout: Duration::from_secs(args.idle_timeout),
         ..Limits::default()
     };
     let server = Server::bind(args.addr, limits, app.handler())
@@ -55,6 +64,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
         )?;
         out.flush()?;
     }
+    // Returns on Ctrl-C or SIGTERM.
     server.run().context("serving")?;
     Ok(EXIT_OK)
 }
