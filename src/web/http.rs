@@ -637,6 +637,57 @@ mod tests {
     }
 
     #[test]
+    fn canned_answers_have_their_lengths() {
+        for raw in [BUSY, TIMED_OUT] {
+            let text = std::str::from_utf8(raw).unwrap();
+            let (head, body) = text.split_once("\r\n\r\n").unwrap();
+            assert!(head.contains(&format!("Content-Length: {}\r\n", body.len())));
+        }
+    }
+
+    /// Pipelined requests are answered in order; the last one a connection
+    /// may carry says `Connection: close` and the server closes.
+    #[test]
+    fn closes_after_max_requests() {
+        use std::io::{Read, Write};
+        let limits = Limits {
+            max_requests: 2,
+            ..Limits::default()
+        };
+        let handler: Arc<Handler> =
+            Arc::new(|req: &Request| Response::text(200, format!("{} {}", req.method, req.path)));
+        let server = Server::bind("127.0.0.1:0".parse().unwrap(), limits, handler).unwrap();
+        let addr = server.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let t = std::thread::spawn(move || {
+            rt.block_on(server.serve(async {
+                let _ = stopped.await;
+            }))
+        });
+        let mut c = std::net::TcpStream::connect(addr).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        c.write_all(
+            b"GET /a%20b HTTP/1.1\r\nHost: x\r\n\r\nPOST /c HTTP/1.1\r\nHost: x\r\n\r\n\
+              GET /d HTTP/1.1\r\nHost: x\r\n\r\n",
+        )
+        .unwrap();
+        let mut all = String::new();
+        c.read_to_string(&mut all).unwrap();
+        assert_eq!(all.matches("HTTP/1.1 200 OK").count(), 2, "{all}");
+        let (first, second) = all.split_at(all.rfind("HTTP/1.1").unwrap());
+        assert!(first.ends_with("\r\n\r\nGET /a b\n"), "{all}");
+        assert!(!first.contains("Connection: close"), "{all}");
+        assert!(second.contains("Connection: close"), "{all}");
+        assert!(second.ends_with("\r\n\r\nPOST /c\n"), "{all}");
+        drop(stop);
+        t.join().unwrap().unwrap();
+    }
+
+    #[test]
     fn encodes_round_trip() {
         let s = "e2e3,d7d5 Qg4+";
         assert_eq!(percent_decode(&percent_encode(s), true).unwrap(), s);
