@@ -178,8 +178,9 @@ impl Server {
         self.listener.local_addr()
     }
 
-    /// Serves until SIGINT (Ctrl-C) or SIGTERM, then returns `Ok` (requests
-    /// in flight get one second to finish).
+    /// Serves until SIGINT (Ctrl-C) or SIGTERM, then returns `Ok`: open
+    /// connections are closed at once (a handler still running gets a
+    /// second to end; its answer is not sent).
     pub fn run(self) -> io::Result<()> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .enable_io()
