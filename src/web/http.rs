@@ -253,6 +253,14 @@ fn stop_signal() -> io::Result<impl Future<Output = ()>> {
     })
 }
 
+/// `d` after `t`; a century for a duration too long to add (tokio's timer
+/// caps long sleeps anyway).
+fn after(t: Instant, d: Duration) -> Instant {
+    t.checked_add(d)
+        .or_else(|| t.checked_add(Duration::from_secs(100 * 365 * 86400)))
+        .unwrap_or(t)
+}
+
 /// What every connection shares.
 struct Shared {
     limits: Limits,
@@ -349,7 +357,8 @@ async fn answer(
     let began = conn.handling();
     let served = conn.served.fetch_add(1, Ordering::Relaxed) + 1;
     let limits = &shared.limits;
-    let (resp, close) = match read_request(req, limits, began + limits.request_timeout).await {
+    let deadline = after(began, limits.request_timeout);
+    let (resp, close) = match read_request(req, limits, deadline).await {
         Ok(req) => {
             let handler = Arc::clone(&shared.handler);
             // A panic in the handler answers 500; the server goes on.
@@ -464,8 +473,8 @@ impl Guarded {
     /// The deadline now, if one runs.
     fn deadline(&self) -> Option<(Instant, Phase)> {
         match self.conn.phase() {
-            p @ Phase::Idle(t) => Some((t + self.idle_timeout, p)),
-            p @ Phase::Head(t) => Some((t + self.request_timeout, p)),
+            p @ Phase::Idle(t) => Some((after(t, self.idle_timeout), p)),
+            p @ Phase::Head(t) => Some((after(t, self.request_timeout), p)),
             Phase::Handling => None,
         }
     }
@@ -651,8 +660,11 @@ mod tests {
     #[test]
     fn closes_after_max_requests() {
         use std::io::{Read, Write};
+        // Timeouts too long to add to an instant are no trouble.
         let limits = Limits {
             max_requests: 2,
+            request_timeout: Duration::MAX,
+            idle_timeout: Duration::MAX,
             ..Limits::default()
         };
         let handler: Arc<Handler> =
