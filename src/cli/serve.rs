@@ -21,14 +21,18 @@ pub struct ServeArgs {
     /// free port, printed on start).
     #[arg(long, default_value = "127.0.0.1:5004")]
     addr: SocketAddr,
-    /// Worker threads (each serves one connection at a time; at most 1024).
+    /// Threads that answer requests (proof lookups); connections are
+    /// served by a few more, however many there are.
     #[arg(long, default_value_t = 8, value_parser = values::threads())]
     threads: usize,
+    /// Open connections at most; one more is answered 503 at once.
+    #[arg(long, default_value_t = 1024, value_name = "N", value_parser = values::connections())]
+    max_connections: usize,
     /// Seconds a request may take from its first byte to its last (slow
-    /// clients are cut off with 408; at most a day, 86400).
+    /// clients are cut off with 408).
     #[arg(long, default_value_t = 10, value_name = "SECS", value_parser = values::timeout_secs())]
     request_timeout: u64,
-    /// Seconds a kept-alive connection may stay idle (at most a day, 86400).
+    /// Seconds a connection may stay idle (before or between requests).
     #[arg(long, default_value_t = 5, value_name = "SECS", value_parser = values::timeout_secs())]
     idle_timeout: u64,
 }
@@ -39,9 +43,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
     let name = source.name();
     let app = Arc::new(App::new(source, args.source.rules));
     let limits = Limits {
-        threads: args.threads.max(1),
-        request_timeout: Duration::from_secs(args.request_timeout.max(1)),
-        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+        // The ranges above keep these small.
+        threads: args.threads,
+        max_connections: args.max_connections,
+        request_timeout: Duration::from_secs(args.request_timeout),
+        idle_timeout: Duration::from_secs(args.idle_timeout),
         ..Limits::default()
     };
     let server = Server::bind(args.addr, limits, app.handler())
@@ -56,6 +62,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
         )?;
         out.flush()?;
     }
+    // Returns on Ctrl-C or SIGTERM.
     server.run().context("serving")?;
     Ok(EXIT_OK)
 }

@@ -207,6 +207,11 @@ pub fn threads() -> RangedU64ValueParser<usize> {
     RangedU64ValueParser::new().range(1..=MAX_THREADS)
 }
 
+/// Open connections of `serve`: 1 to 65536.
+pub fn connections() -> RangedU64ValueParser<usize> {
+    RangedU64ValueParser::new().range(1..=65536)
+}
+
 /// A timeout in whole seconds: 1 to [`MAX_TIMEOUT_SECS`].
 pub fn timeout_secs() -> RangedU64ValueParser<u64> {
     RangedU64ValueParser::new().range(1..=MAX_TIMEOUT_SECS)

@@ -5,7 +5,8 @@
 //!   store, several at once), behind one [`source::ProofSource`] trait.
 //! * [`view`]: what the proof says at a line: status, moves with SAN, UCI
 //!   and subtree sizes (largest first), the JSON answer.
-//! * [`http`]: a small HTTP/1.1 server on `std::net` with hard limits.
+//! * [`http`]: the HTTP/1.1 server (hyper on tokio) with hard limits:
+//!   idle and slow clients never delay others.
 //! * [`page`]: the HTML page with the board in inline SVG.
 //!
 //! Routes (see `docs/web.md`):
