@@ -19,6 +19,7 @@
 //!   move codes): names and codes only, no rules logic.
 pub mod check;
 pub mod cli;
+pub mod fasthash;
 pub mod fsutil;
 pub mod openings;
 pub mod rules;

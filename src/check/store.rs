@@ -150,40 +150,6 @@ fn expand<S: StoreSource + ?Sized>(
     )
 }
 
-/// A fast hash for packed keys (no defence against chosen keys is needed:
-/// the keys are positions of the proof being checked, and a bad spread
-/// would cost time, never a wrong verdict, since keys compare in full).
-#[derive(Clone, Copy, Default)]
-struct KeyHash;
-
-impl std::hash::BuildHasher for KeyHash {
-    type Hasher = KeyHasher;
-    fn build_hasher(&self) -> KeyHasher {
-        KeyHasher(0)
-    }
-}
-
-/// Multiply-rotate over 8-byte words.
-struct KeyHasher(u64);
-
-impl std::hash::Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-            self.0 = (self.0.rotate_left(23) ^ w).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(K);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 29)
-    }
-}
-
 /// Positions expanded at once (their children are held until merged).
 const CHUNK: usize = 1 << 14;
 
@@ -228,7 +194,8 @@ impl Walk {
             edges: Vec::new(),
             leaves: Leaves::default(),
         };
-        let mut ids: HashMap<[u8; game::KEY_LEN], u32, KeyHash> = HashMap::default();
+        let mut ids: HashMap<[u8; game::KEY_LEN], u32, crate::fasthash::FastBuild> =
+            HashMap::default();
         ids.insert(game::pack(root), 0);
         let mut level: Vec<(u32, Antichess)> = vec![(0, root.clone())];
         let mut depth = 0u32;

@@ -139,20 +139,7 @@ impl LeafTables {
                 path,
             });
         }
-        let t = Table::open(&path, true)?;
-        if t.header.rules != self.rules {
-            return Err(TableError::WrongRules {
-                path,
-                found: t.header.rules,
-            });
-        }
-        if t.header.material != m {
-            return Err(TableError::BadFile {
-                path,
-                reason: format!("holds table {}, not {m}", t.header.material),
-            });
-        }
-        let t = Arc::new(t);
+        let t = Arc::new(Table::open_expected(&path, self.rules, &m)?);
         self.loaded.write().unwrap().insert(m.key(), t.clone());
         Ok(t)
     }

@@ -42,4 +42,3 @@ pub use config::{Config, Limits};
 pub use prover::Prover;
 pub use report::{Progress, ProgressFn, ProofSummary, ProveReport, ProveResult, SearchError};
 pub use walk::{WALK_LIMIT, walk_proof, walk_proof_with};
-pub use write::IdentityHasher;

@@ -14,28 +14,8 @@ use super::report::ProofSummary;
 use crate::rules::{PackedPosition, Position, Rules};
 use crate::store::{self, Key, Record, Store, StoreError, Verdict};
 use crate::vocab::MoveCode;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
-/// A hasher for keys that are already random (Zobrist hashes).
-#[derive(Default, Clone, Copy)]
-pub struct IdentityHasher(u64);
-
-impl Hasher for IdentityHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
-pub(super) type ZMap<V> = HashMap<u64, V, BuildHasherDefault<IdentityHasher>>;
+pub(super) type ZMap<V> = crate::fasthash::FastMap<u64, V>;
 
 /// The store side of a run: the store, the filter of stored positions, and
 /// what this run wrote.

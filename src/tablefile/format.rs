@@ -360,6 +360,32 @@ impl Table {
         Ok(())
     }
 
+    /// Opens the table file of `material` under `rules` (as found at its
+    /// path in a table directory), checking everything [`Table::open`]
+    /// checks with the data checksum, and that the header names this rule
+    /// set and material: the one way both the prover's tables and the
+    /// checker open a table from a directory.
+    pub fn open_expected(
+        path: &Path,
+        rules: Rules,
+        material: &Material,
+    ) -> Result<Table, TableError> {
+        let t = Table::open(path, true)?;
+        if t.header.rules != rules {
+            return Err(TableError::WrongRules {
+                path: path.to_path_buf(),
+                found: t.header.rules,
+            });
+        }
+        if t.header.material != *material {
+            return Err(TableError::BadFile {
+                path: path.to_path_buf(),
+                reason: format!("holds table {}, not {material}", t.header.material),
+            });
+        }
+        Ok(t)
+    }
+
     /// Opens a table file, memory-mapped, checking magic, version, header
     /// checksum, size, and (if `check_data`) the data checksum.
     pub fn open(path: &Path, check_data: bool) -> Result<Table, TableError> {

@@ -98,8 +98,58 @@ fn encode_value(v: Value, layout: &Layout) -> Result<u16, TableError> {
     Ok(v.code() as u16)
 }
 
+/// Positions of a pass, by level (plies): `levels[d]` holds the indices
+/// decided (or tentatively won) at distance `d`.
+type Levels = Vec<Vec<u32>>;
+
+fn push_level(b: &mut Levels, level: u16, i: u32) {
+    let l = level as usize;
+    if b.len() <= l {
+        b.resize_with(l + 1, Vec::new);
+    }
+    b[l].push(i);
+}
+
+/// The working arrays of a generation, one entry per table index.
+struct Work {
+    /// Encoded value so far ([`UNKNOWN`] until decided, [`UNUSED`]).
+    val: Vec<u16>,
+    /// Distinct inside children not yet known to be won by the opponent.
+    cnt: Vec<u8>,
+    /// Longest loss among the outside moves.
+    out_loss: Vec<u16>,
+    /// [`FLAG_OUT_DRAW`], [`FLAG_OUT_WIN`].
+    flags: Vec<u8>,
+}
+
+/// The fixed inputs of a generation.
+struct Gen<'a, S> {
+    layout: &'a Layout,
+    rules: Rules,
+    deps: &'a S,
+    pieces: Vec<Piece>,
+}
+
+/// Indices found by the forward pass: decided at a level, and tentative
+/// (outside) wins at a level.
+type Queued = Vec<(u32, u16)>;
+
+/// One chunk of the working arrays, for the parallel forward pass.
+struct Chunk<'w> {
+    /// Index of the chunk's first entry.
+    first: u64,
+    val: &'w mut [u16],
+    cnt: &'w mut [u8],
+    out_loss: &'w mut [u16],
+    flags: &'w mut [u8],
+}
+
+/// Entries of a forward-pass chunk.
+const CHUNK: usize = 1 << 14;
+
 /// Generates the table of `layout` under `rules`; every table one move
-/// leads to must be available from `deps`.
+/// leads to must be available from `deps`. The three passes of the
+/// module docs.
 pub fn run<S: TableSource + Sync>(
     layout: &Layout,
     rules: Rules,
@@ -107,190 +157,229 @@ pub fn run<S: TableSource + Sync>(
 ) -> Result<Generated, TableError> {
     let size = layout.size() as usize;
     assert!(size < u32::MAX as usize);
-    let pieces = slot_pieces(layout);
-    let mut val = vec![UNKNOWN; size];
-    let mut cnt = vec![0u8; size];
-    let mut out_loss = vec![0u16; size];
-    let mut flags = vec![0u8; size];
-    const CH: usize = 1 << 14;
+    let g = Gen {
+        layout,
+        rules,
+        deps,
+        pieces: slot_pieces(layout),
+    };
+    let mut w = Work {
+        val: vec![UNKNOWN; size],
+        cnt: vec![0u8; size],
+        out_loss: vec![0u16; size],
+        flags: vec![0u8; size],
+    };
+    let (mut buckets, mut tent) = g.forward(&mut w)?;
+    g.backward(&mut w, &mut buckets, &mut tent)?;
+    Ok(finish(&w.val))
+}
 
-    // 1. Forward pass.
-    type Queued = Vec<(u32, u16)>;
-    let results: Vec<Result<(Queued, Queued), TableError>> = val
-        .par_chunks_mut(CH)
-        .zip(cnt.par_chunks_mut(CH))
-        .zip(out_loss.par_chunks_mut(CH))
-        .zip(flags.par_chunks_mut(CH))
-        .enumerate()
-        .map(|(ci, (((val, cnt), out_loss), flags))| {
-            let mut decided: Queued = Vec::new();
-            let mut tentative: Queued = Vec::new();
-            let mut moves = MoveList::new();
-            let mut kids: Vec<u32> = Vec::with_capacity(128);
-            for k in 0..val.len() {
-                let index = (ci * CH + k) as u64;
-                let (sq, used) = layout.decode(index);
-                if !used {
-                    val[k] = UNUSED;
-                    continue;
-                }
-                let pos = position_of(&pieces, &sq);
-                if pos.outcome(rules).is_some() {
-                    let v = value_of(&pos, rules, deps)?;
-                    val[k] = encode_value(v, layout)?;
-                    if v != Value::Draw {
-                        decided.push((index as u32, 0));
-                    }
-                    continue;
-                }
-                pos.legal_moves_into(&mut moves);
-                kids.clear();
-                let mut out_win: Option<u16> = None;
-                let mut out_draw = false;
-                let mut loss_max: u16 = 0;
-                for &m in moves.iter() {
-                    let inside = !m.is_capture()
-                        && m.promotion().is_none()
-                        && (m.role() != Role::Pawn
-                            || m.from().index().abs_diff(m.to().index()) != 16
-                            || pos.play(m).ep_square().is_none());
-                    if inside {
-                        let mut c = sq;
-                        c.stm = 1 - sq.stm;
-                        let from = m.from().index() as u8;
-                        let j = (0..layout.men).find(|&j| c.sq[j] == from).expect("mover");
-                        c.sq[j] = m.to().index() as u8;
-                        kids.push(layout.encode(&c) as u32);
-                    } else {
-                        match value_of(&pos.play(m), rules, deps)?.after_move() {
-                            Value::Win(n) => out_win = Some(out_win.map_or(n, |w| w.min(n))),
-                            Value::Draw => out_draw = true,
-                            Value::Loss(n) => loss_max = loss_max.max(n),
-                        }
-                    }
-                }
-                kids.sort_unstable();
-                kids.dedup();
-                if kids.is_empty() {
-                    let v = if let Some(n) = out_win {
-                        Value::Win(n)
-                    } else if out_draw {
-                        Value::Draw
-                    } else {
-                        Value::Loss(loss_max)
-                    };
-                    val[k] = encode_value(v, layout)?;
-                    if let Some(n) = v.dtw() {
-                        decided.push((index as u32, n));
-                    }
-                    continue;
-                }
-                cnt[k] = kids.len() as u8;
-                if loss_max > MAX_DTW {
-                    return Err(TableError::DtwOverflow {
-                        material: layout.material.to_string(),
-                    });
-                }
-                out_loss[k] = loss_max;
-                if out_draw {
-                    flags[k] |= FLAG_OUT_DRAW;
-                }
-                if let Some(n) = out_win {
-                    flags[k] |= FLAG_OUT_WIN;
-                    tentative.push((index as u32, n));
-                }
-            }
-            Ok((decided, tentative))
-        })
-        .collect();
-
-    let mut buckets: Vec<Vec<u32>> = Vec::new();
-    let mut tent: Vec<Vec<u32>> = Vec::new();
-    fn push(b: &mut Vec<Vec<u32>>, level: u16, i: u32) {
-        let l = level as usize;
-        if b.len() <= l {
-            b.resize_with(l + 1, Vec::new);
-        }
-        b[l].push(i);
-    }
-    for r in results {
-        let (decided, tentative) = r?;
-        for (i, l) in decided {
-            push(&mut buckets, l, i);
-        }
-        for (i, l) in tentative {
-            push(&mut tent, l, i);
-        }
-    }
-
-    // 2. Backward pass.
-    let mut level: usize = 0;
-    while level < buckets.len().max(tent.len()) {
-        if level > MAX_DTW as usize {
-            return Err(TableError::DtwOverflow {
-                material: layout.material.to_string(),
-            });
-        }
-        if level < tent.len() {
-            for i in std::mem::take(&mut tent[level]) {
-                if val[i as usize] == UNKNOWN {
-                    val[i as usize] = encode_value(Value::Win(level as u16), layout)?;
-                    push(&mut buckets, level as u16, i);
-                }
-            }
-        }
-        let current = if level < buckets.len() {
-            std::mem::take(&mut buckets[level])
-        } else {
-            Vec::new()
-        };
-        let next = (level + 1) as u16;
-        // Un-moves in parallel (read-only), then the updates in order.
-        const LOSS_BIT: u32 = 1 << 31;
-        for part in current.chunks(1 << 16) {
-            let found: Vec<Vec<u32>> = part
-                .par_chunks(1 << 10)
-                .map(|cs| {
-                    let mut preds: Vec<u32> = Vec::with_capacity(256);
-                    let mut found = Vec::with_capacity(cs.len() * 8);
-                    for &c in cs {
-                        let loss =
-                            matches!(Value::from_code(val[c as usize] as u32), Value::Loss(_));
-                        let sq = layout.squares(c as u64);
-                        predecessors(layout, &pieces, &sq, &mut preds);
-                        for &p in &preds {
-                            if val[p as usize] == UNKNOWN {
-                                found.push(if loss { p | LOSS_BIT } else { p });
-                            }
-                        }
-                    }
-                    found
+impl<S: TableSource + Sync> Gen<'_, S> {
+    /// 1. The forward pass, in parallel chunks.
+    fn forward(&self, w: &mut Work) -> Result<(Levels, Levels), TableError> {
+        let results: Vec<Result<(Queued, Queued), TableError>> = w
+            .val
+            .par_chunks_mut(CHUNK)
+            .zip(w.cnt.par_chunks_mut(CHUNK))
+            .zip(w.out_loss.par_chunks_mut(CHUNK))
+            .zip(w.flags.par_chunks_mut(CHUNK))
+            .enumerate()
+            .map(|(ci, (((val, cnt), out_loss), flags))| {
+                self.forward_chunk(Chunk {
+                    first: (ci * CHUNK) as u64,
+                    val,
+                    cnt,
+                    out_loss,
+                    flags,
                 })
-                .collect();
-            for &f in found.iter().flatten() {
-                let p = (f & !LOSS_BIT) as usize;
-                if val[p] != UNKNOWN {
-                    continue;
+            })
+            .collect();
+        let mut buckets = Levels::new();
+        let mut tent = Levels::new();
+        for r in results {
+            let (decided, tentative) = r?;
+            for (i, l) in decided {
+                push_level(&mut buckets, l, i);
+            }
+            for (i, l) in tentative {
+                push_level(&mut tent, l, i);
+            }
+        }
+        Ok((buckets, tent))
+    }
+
+    /// The forward pass over one chunk: game ends and positions whose moves
+    /// all leave the table are decided; the others get their counter of
+    /// inside children and their best outside result.
+    fn forward_chunk(&self, c: Chunk<'_>) -> Result<(Queued, Queued), TableError> {
+        let (layout, rules) = (self.layout, self.rules);
+        let mut decided: Queued = Vec::new();
+        let mut tentative: Queued = Vec::new();
+        let mut moves = MoveList::new();
+        let mut kids: Vec<u32> = Vec::with_capacity(128);
+        for k in 0..c.val.len() {
+            let index = c.first + k as u64;
+            let (sq, used) = layout.decode(index);
+            if !used {
+                c.val[k] = UNUSED;
+                continue;
+            }
+            let pos = position_of(&self.pieces, &sq);
+            if pos.outcome(rules).is_some() {
+                let v = value_of(&pos, rules, self.deps)?;
+                c.val[k] = encode_value(v, layout)?;
+                if v != Value::Draw {
+                    decided.push((index as u32, 0));
                 }
-                if f & LOSS_BIT != 0 {
-                    val[p] = encode_value(Value::Win(next), layout)?;
-                    push(&mut buckets, next, p as u32);
+                continue;
+            }
+            pos.legal_moves_into(&mut moves);
+            kids.clear();
+            let mut out_win: Option<u16> = None;
+            let mut out_draw = false;
+            let mut loss_max: u16 = 0;
+            for &m in moves.iter() {
+                let inside = !m.is_capture()
+                    && m.promotion().is_none()
+                    && (m.role() != Role::Pawn
+                        || m.from().index().abs_diff(m.to().index()) != 16
+                        || pos.play(m).ep_square().is_none());
+                if inside {
+                    let mut child = sq;
+                    child.stm = 1 - sq.stm;
+                    let from = m.from().index() as u8;
+                    let j = (0..layout.men)
+                        .find(|&j| child.sq[j] == from)
+                        .expect("mover");
+                    child.sq[j] = m.to().index() as u8;
+                    kids.push(layout.encode(&child) as u32);
                 } else {
-                    cnt[p] -= 1;
-                    if cnt[p] == 0 && flags[p] == 0 {
-                        let l = next.max(out_loss[p]);
-                        val[p] = encode_value(Value::Loss(l), layout)?;
-                        push(&mut buckets, l, p as u32);
+                    match value_of(&pos.play(m), rules, self.deps)?.after_move() {
+                        Value::Win(n) => out_win = Some(out_win.map_or(n, |w| w.min(n))),
+                        Value::Draw => out_draw = true,
+                        Value::Loss(n) => loss_max = loss_max.max(n),
                     }
                 }
             }
+            kids.sort_unstable();
+            kids.dedup();
+            if kids.is_empty() {
+                let v = if let Some(n) = out_win {
+                    Value::Win(n)
+                } else if out_draw {
+                    Value::Draw
+                } else {
+                    Value::Loss(loss_max)
+                };
+                c.val[k] = encode_value(v, layout)?;
+                if let Some(n) = v.dtw() {
+                    decided.push((index as u32, n));
+                }
+                continue;
+            }
+            c.cnt[k] = kids.len() as u8;
+            if loss_max > MAX_DTW {
+                return Err(TableError::DtwOverflow {
+                    material: layout.material.to_string(),
+                });
+            }
+            c.out_loss[k] = loss_max;
+            if out_draw {
+                c.flags[k] |= FLAG_OUT_DRAW;
+            }
+            if let Some(n) = out_win {
+                c.flags[k] |= FLAG_OUT_WIN;
+                tentative.push((index as u32, n));
+            }
         }
-        level += 1;
+        Ok((decided, tentative))
     }
 
-    // 3. Draws, the bytes and the counts.
+    /// 2. The backward pass, level by level.
+    fn backward(
+        &self,
+        w: &mut Work,
+        buckets: &mut Levels,
+        tent: &mut Levels,
+    ) -> Result<(), TableError> {
+        let layout = self.layout;
+        let mut level: usize = 0;
+        while level < buckets.len().max(tent.len()) {
+            if level > MAX_DTW as usize {
+                return Err(TableError::DtwOverflow {
+                    material: layout.material.to_string(),
+                });
+            }
+            if level < tent.len() {
+                for i in std::mem::take(&mut tent[level]) {
+                    if w.val[i as usize] == UNKNOWN {
+                        w.val[i as usize] = encode_value(Value::Win(level as u16), layout)?;
+                        push_level(buckets, level as u16, i);
+                    }
+                }
+            }
+            let current = if level < buckets.len() {
+                std::mem::take(&mut buckets[level])
+            } else {
+                Vec::new()
+            };
+            let next = (level + 1) as u16;
+            for part in current.chunks(1 << 16) {
+                let found = self.unmoves(&w.val, part);
+                for &f in found.iter().flatten() {
+                    let p = (f & !LOSS_BIT) as usize;
+                    if w.val[p] != UNKNOWN {
+                        continue;
+                    }
+                    if f & LOSS_BIT != 0 {
+                        w.val[p] = encode_value(Value::Win(next), layout)?;
+                        push_level(buckets, next, p as u32);
+                    } else {
+                        w.cnt[p] -= 1;
+                        if w.cnt[p] == 0 && w.flags[p] == 0 {
+                            let l = next.max(w.out_loss[p]);
+                            w.val[p] = encode_value(Value::Loss(l), layout)?;
+                            push_level(buckets, l, p as u32);
+                        }
+                    }
+                }
+            }
+            level += 1;
+        }
+        Ok(())
+    }
+
+    /// The undecided predecessors of decided positions (read-only, in
+    /// parallel), each marked with [`LOSS_BIT`] when the position is a
+    /// loss for its mover.
+    fn unmoves(&self, val: &[u16], part: &[u32]) -> Vec<Vec<u32>> {
+        part.par_chunks(1 << 10)
+            .map(|cs| {
+                let mut preds: Vec<u32> = Vec::with_capacity(256);
+                let mut found = Vec::with_capacity(cs.len() * 8);
+                for &c in cs {
+                    let loss = matches!(Value::from_code(val[c as usize] as u32), Value::Loss(_));
+                    let sq = self.layout.squares(c as u64);
+                    predecessors(self.layout, &self.pieces, &sq, &mut preds);
+                    for &p in &preds {
+                        if val[p as usize] == UNKNOWN {
+                            found.push(if loss { p | LOSS_BIT } else { p });
+                        }
+                    }
+                }
+                found
+            })
+            .collect()
+    }
+}
+
+/// Marks a predecessor found from a lost position (see `Gen::unmoves`).
+const LOSS_BIT: u32 = 1 << 31;
+
+/// 3. Draws (what is left undecided), the bytes and the counts.
+fn finish(val: &[u16]) -> Generated {
     let mut stats = Stats::default();
-    let mut data = Vec::with_capacity(size);
+    let mut data = Vec::with_capacity(val.len());
     let mut overflow = Vec::new();
     for (i, &v) in val.iter().enumerate() {
         if v == UNUSED {
@@ -312,11 +401,11 @@ pub fn run<S: TableSource + Sync>(
         }
         stats.tally(value);
     }
-    Ok(Generated {
+    Generated {
         data,
         overflow,
         stats,
-    })
+    }
 }
 
 /// The squares a man attacks (captures onto, if an enemy stands there).

@@ -33,7 +33,6 @@ pub use crate::tablefile::{
     material,
 };
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -90,26 +89,7 @@ pub fn value_of<S: TableSource>(
     })
 }
 
-/// A hasher for material keys (one `u64`): a multiply and a shift.
-#[derive(Default)]
-pub struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        let h = (self.0 ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        self.0 = h ^ (h >> 29);
-    }
-}
-
-type TableMap = HashMap<u64, (Material, Arc<Table>), BuildHasherDefault<KeyHasher>>;
+type TableMap = HashMap<u64, (Material, Arc<Table>), crate::fasthash::FastBuild>;
 
 /// A directory of tables for one rule set, loaded on first use.
 pub struct Tables {
@@ -118,7 +98,7 @@ pub struct Tables {
     build: bool,
     loaded: RwLock<TableMap>,
     /// Materials found missing by [`Tables::probe`] (not looked for again).
-    missing: RwLock<std::collections::HashSet<u64, BuildHasherDefault<KeyHasher>>>,
+    missing: RwLock<std::collections::HashSet<u64, crate::fasthash::FastBuild>>,
     /// Serialises building.
     building: Mutex<()>,
 }
@@ -219,22 +199,7 @@ impl Tables {
         let path = self.path(&m);
         let mut replaced = None;
         if path.exists() {
-            let t = Table::open(&path, true).and_then(|t| {
-                if t.header.rules != self.rules {
-                    Err(TableError::WrongRules {
-                        path: path.clone(),
-                        found: t.header.rules,
-                    })
-                } else if t.header.material != m {
-                    Err(TableError::BadFile {
-                        path: path.clone(),
-                        reason: format!("holds table {}, not {m}", t.header.material),
-                    })
-                } else {
-                    Ok(t)
-                }
-            });
-            match t {
+            match Table::open_expected(&path, self.rules, &m) {
                 Ok(t) => {
                     let t = Arc::new(t);
                     self.loaded.write().unwrap().insert(m.key(), (m, t.clone()));
@@ -345,14 +310,8 @@ impl TableSource for NoBuild<'_> {
             });
         }
         let path = self.0.path(&m);
-        let t = match Table::open(&path, true) {
-            Ok(t) if t.header.rules == self.0.rules => Arc::new(t),
-            Ok(t) => {
-                return Err(TableError::WrongRules {
-                    path,
-                    found: t.header.rules,
-                });
-            }
+        let t = match Table::open_expected(&path, self.0.rules, &m) {
+            Ok(t) => Arc::new(t),
             Err(e) => {
                 self.0.missing.write().unwrap().insert(m.key());
                 return Err(e);

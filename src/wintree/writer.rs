@@ -134,6 +134,24 @@ pub fn write_tree(
     prolog: &[MoveCode],
     opts: &WriteOptions,
 ) -> Result<WrittenTree, WriteError> {
+    validate(dag, root, prolog)?;
+    let laid = lay_out(dag, root)?;
+    let sizes = if opts.size_table {
+        size_table(dag, &laid, opts)?
+    } else {
+        Vec::new()
+    };
+    Ok(WrittenTree {
+        bytes: encode(prolog, &laid.slots, &sizes),
+        slots: laid.slots.len() as u32,
+        transpositions: laid.transpositions,
+        slot_of: laid.slot_of,
+        sizes,
+    })
+}
+
+/// Node ids in range and a prolog that fits its 16-bit count.
+fn validate(dag: &ProofDag, root: usize, prolog: &[MoveCode]) -> Result<(), WriteError> {
     let n = dag.nodes.len();
     if root >= n {
         return Err(WriteError::BadNodeId(root));
@@ -148,15 +166,50 @@ pub fn write_tree(
             }
         }
     }
-    const NONE: u32 = u32::MAX;
-    let mut slot_of = vec![NONE; n];
-    let mut on_stack = vec![false; n];
-    // (data, move) per slot; slot 0 is the root.
-    let mut slots: Vec<(u32, u16)> = Vec::new();
-    let mut depth_of_slot: Vec<u32> = Vec::new();
-    let mut dag_of_slot: Vec<usize> = Vec::new();
-    let mut transpositions = 0u32;
+    Ok(())
+}
 
+/// Slot of a DAG node not written yet.
+const NONE: u32 = u32::MAX;
+
+/// The slots of a tree as laid out in pre-order.
+struct Laid {
+    /// (data, move) per slot; slot 0 is the root, its data holds the count.
+    slots: Vec<(u32, u16)>,
+    /// Depth of each slot (the root 0).
+    depth_of_slot: Vec<u32>,
+    /// The DAG node of each slot.
+    dag_of_slot: Vec<usize>,
+    /// The slot of each DAG node's subtree ([`NONE`] if not reached).
+    slot_of: Vec<u32>,
+    /// Transposition slots.
+    transpositions: u32,
+}
+
+impl Laid {
+    fn new_slot(&mut self, mv: u16, depth: u32, node: usize) -> Result<u32, WriteError> {
+        if self.slots.len() as u64 >= MAX_NODES as u64 {
+            return Err(WriteError::TooLarge);
+        }
+        self.slots.push((0, mv));
+        self.depth_of_slot.push(depth);
+        self.dag_of_slot.push(node);
+        Ok(self.slots.len() as u32 - 1)
+    }
+}
+
+/// Lays the DAG out depth-first from `root`: each node once, a second
+/// reach of it a transposition slot; sibling links and flags set.
+fn lay_out(dag: &ProofDag, root: usize) -> Result<Laid, WriteError> {
+    let n = dag.nodes.len();
+    let mut laid = Laid {
+        slots: Vec::new(),
+        depth_of_slot: Vec::new(),
+        dag_of_slot: Vec::new(),
+        slot_of: vec![NONE; n],
+        transpositions: 0,
+    };
+    let mut on_stack = vec![false; n];
     // Frame: dag node, its slot, next child position, previous child slot.
     struct Frame {
         node: usize,
@@ -164,17 +217,8 @@ pub fn write_tree(
         next: usize,
         prev_child: Option<u32>,
     }
-    let new_slot = |slots: &mut Vec<(u32, u16)>, mv: u16| -> Result<u32, WriteError> {
-        if slots.len() as u64 >= MAX_NODES as u64 {
-            return Err(WriteError::TooLarge);
-        }
-        slots.push((0, mv));
-        Ok(slots.len() as u32 - 1)
-    };
-    let root_slot = new_slot(&mut slots, 0)?;
-    depth_of_slot.push(0);
-    dag_of_slot.push(root);
-    slot_of[root] = root_slot;
+    let root_slot = laid.new_slot(0, 0, root)?;
+    laid.slot_of[root] = root_slot;
     on_stack[root] = true;
     let mut stack = vec![Frame {
         node: root,
@@ -191,7 +235,7 @@ pub fn write_tree(
             on_stack[node] = false;
             stack.pop();
             if has {
-                slots[slot as usize].0 |= FLAG_CHILD;
+                laid.slots[slot as usize].0 |= FLAG_CHILD;
             }
             continue;
         }
@@ -199,24 +243,17 @@ pub fn write_tree(
         top.next += 1;
         let prev = top.prev_child;
         let depth = stack.len() as u32;
-        let cslot;
-        if slot_of[child] != NONE {
+        let cslot = laid.new_slot(mv.raw(), depth, child)?;
+        stack.last_mut().expect("top").prev_child = Some(cslot);
+        if laid.slot_of[child] != NONE {
             if on_stack[child] {
                 return Err(WriteError::Cycle(child));
             }
-            cslot = new_slot(&mut slots, mv.raw())?;
-            slots[cslot as usize].0 = FLAG_TRANSPOSITION | slot_of[child];
-            depth_of_slot.push(depth);
-            dag_of_slot.push(child);
-            transpositions += 1;
-            stack.last_mut().expect("top").prev_child = Some(cslot);
+            laid.slots[cslot as usize].0 = FLAG_TRANSPOSITION | laid.slot_of[child];
+            laid.transpositions += 1;
         } else {
-            cslot = new_slot(&mut slots, mv.raw())?;
-            depth_of_slot.push(depth);
-            dag_of_slot.push(child);
-            slot_of[child] = cslot;
+            laid.slot_of[child] = cslot;
             on_stack[child] = true;
-            stack.last_mut().expect("top").prev_child = Some(cslot);
             stack.push(Frame {
                 node: child,
                 slot: cslot,
@@ -226,7 +263,7 @@ pub fn write_tree(
         }
         // Link the previous sibling to this one.
         if let Some(p) = prev {
-            let d = &mut slots[p as usize].0;
+            let d = &mut laid.slots[p as usize].0;
             if *d & FLAG_TRANSPOSITION != 0 {
                 debug_assert_eq!(cslot, p + 1);
                 *d |= FLAG_CHILD;
@@ -235,42 +272,52 @@ pub fn write_tree(
             }
         }
     }
-    let count = slots.len() as u32;
-    slots[0].0 |= count;
+    let count = laid.slots.len() as u32;
+    laid.slots[0].0 |= count;
+    Ok(laid)
+}
 
-    // Size table.
+/// The size table: for the root and each non-transposition slot with
+/// children (down to `opts.size_depth`), the distinct DAG nodes reachable.
+fn size_table(
+    dag: &ProofDag,
+    laid: &Laid,
+    opts: &WriteOptions,
+) -> Result<Vec<(u32, i32)>, WriteError> {
     let mut sizes = Vec::new();
-    if opts.size_table {
-        let mut mark = vec![0u32; n];
-        let mut epoch = 0u32;
-        let mut work = Vec::new();
-        for (s, &(data, _)) in slots.iter().enumerate() {
-            let wanted = s == 0
-                || (data & FLAG_TRANSPOSITION == 0
-                    && data & FLAG_CHILD != 0
-                    && opts.size_depth.is_none_or(|d| depth_of_slot[s] <= d));
-            if !wanted {
-                continue;
-            }
-            epoch += 1;
-            let start = dag_of_slot[s];
-            let mut count = 0u64;
-            mark[start] = epoch;
-            work.push(start);
-            while let Some(v) = work.pop() {
-                count += 1;
-                for &(_, c) in &dag.nodes[v].children {
-                    if mark[c] != epoch {
-                        mark[c] = epoch;
-                        work.push(c);
-                    }
+    let mut mark = vec![0u32; dag.nodes.len()];
+    let mut epoch = 0u32;
+    let mut work = Vec::new();
+    for (s, &(data, _)) in laid.slots.iter().enumerate() {
+        let wanted = s == 0
+            || (data & FLAG_TRANSPOSITION == 0
+                && data & FLAG_CHILD != 0
+                && opts.size_depth.is_none_or(|d| laid.depth_of_slot[s] <= d));
+        if !wanted {
+            continue;
+        }
+        epoch += 1;
+        let start = laid.dag_of_slot[s];
+        let mut count = 0u64;
+        mark[start] = epoch;
+        work.push(start);
+        while let Some(v) = work.pop() {
+            count += 1;
+            for &(_, c) in &dag.nodes[v].children {
+                if mark[c] != epoch {
+                    mark[c] = epoch;
+                    work.push(c);
                 }
             }
-            let size = i32::try_from(count).map_err(|_| WriteError::SizeOverflow(count))?;
-            sizes.push((s as u32, size));
         }
+        let size = i32::try_from(count).map_err(|_| WriteError::SizeOverflow(count))?;
+        sizes.push((s as u32, size));
     }
+    Ok(sizes)
+}
 
+/// The file bytes.
+fn encode(prolog: &[MoveCode], slots: &[(u32, u16)], sizes: &[(u32, i32)]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(6 + 2 * prolog.len() + 6 * slots.len() + 8 * sizes.len());
     bytes.extend_from_slice(&slots[0].0.to_le_bytes());
     bytes.extend_from_slice(&(prolog.len() as u16).to_le_bytes());
@@ -281,15 +328,9 @@ pub fn write_tree(
         bytes.extend_from_slice(&d.to_le_bytes());
         bytes.extend_from_slice(&m.to_le_bytes());
     }
-    for &(i, s) in &sizes {
+    for &(i, s) in sizes {
         bytes.extend_from_slice(&i.to_le_bytes());
         bytes.extend_from_slice(&s.to_le_bytes());
     }
-    Ok(WrittenTree {
-        bytes,
-        slots: count,
-        transpositions,
-        slot_of,
-        sizes,
-    })
+    bytes
 }
