@@ -136,7 +136,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
             let rss = read_status_kb("VmRSS:").unwrap_or(0) / 1024;
             let rate = p.nodes as f64 / p.elapsed.as_secs_f64().max(1e-9);
             eprint!(
-                "\r{:>12} nodes  {:>6.0} k nodes/s  root pn {} dn {}  table {} MB  rss {} MB   ",
+                "\r{:>12} nodes  {:>6.0} k nodes/s  root pn {} dn {}  tt {} MB  rss {} MB   ",
                 p.nodes,
                 rate / 1e3,
                 fmt_pn(p.root_pn),
@@ -217,7 +217,7 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
         ProveResult::Proven => format!("proven: {} wins", s.winner),
         ProveResult::Disproven => format!("disproven: {} cannot force a win", s.winner),
         ProveResult::Stopped => {
-            "stopped by a limit or Ctrl-C (run the same command again to continue)".to_string()
+            "stopped by a limit or a signal (run the same command again to continue)".to_string()
         }
     };
     writeln!(out, "result:          {what}")?;
@@ -235,7 +235,7 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
         "nodes:           {}{}",
         s.nodes,
         if s.resumed_table {
-            " (resumed from the saved table)"
+            " (resumed from the saved transposition table)"
         } else {
             ""
         }
@@ -253,7 +253,7 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     if let Some(p) = s.peak_memory_bytes {
         writeln!(
             out,
-            "peak memory:     {:.1} MB (table {:.1} MB)",
+            "peak memory:     {:.1} MB (tt {:.1} MB)",
             p as f64 / 1e6,
             s.tt_bytes as f64 / 1e6
         )?;
