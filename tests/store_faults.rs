@@ -1,0 +1,127 @@
+//! A proof store that is damaged, or whose writer was killed: every
+//! command that reads it gives a clear answer (exit 0, 1 or 2), never a
+//! panic (exit 101), and `antiproof store check` tells which it is.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// Proves 1.e3 d5 into a fresh store in `dir`.
+fn proven_store(dir: &Path) -> String {
+    let db = dir.join("p.redb");
+    let db = db.to_str().unwrap().to_string();
+    let (code, _, err) = common::antiproof(&["prove", "--db", &db, "e3", "d5"]);
+    assert_eq!(code, 0, "{err}");
+    db
+}
+
+/// The commands that read a store, each with its exit code and output.
+fn readers(db: &str) -> Vec<(String, i32, String)> {
+    let out = dir_of(db).join("out.tree");
+    let out = out.to_str().unwrap();
+    [
+        vec!["verify", "--db", db, "e3", "d5"],
+        vec!["browse", "--db", db, "e3", "d5"],
+        vec!["export", "--db", db, "-o", out, "e3", "d5"],
+        vec!["prove", "--db", db, "e3", "d5"],
+    ]
+    .into_iter()
+    .map(|args| {
+        let (code, o, e) = common::antiproof(&args);
+        (args.join(" "), code, o + &e)
+    })
+    .collect()
+}
+
+fn dir_of(db: &str) -> &Path {
+    Path::new(db).parent().unwrap()
+}
+
+#[test]
+fn a_damaged_store_is_an_error_naming_the_file_never_a_panic() {
+    let dir = common::temp_dir("store-faults-damaged");
+    let db = proven_store(&dir);
+    let good = std::fs::read(&db).unwrap();
+    // The second 4 KiB page zeroed (as found by hand), then a few single
+    // byte flips across the file.
+    let mut damaged = Vec::new();
+    let mut z = good.clone();
+    z[4096..8192].fill(0);
+    damaged.push(z);
+    for i in [100, 1000, 5000, good.len() / 2, good.len() - 10] {
+        let mut f = good.clone();
+        f[i] ^= 0x5a;
+        damaged.push(f);
+    }
+    for bytes in &damaged {
+        std::fs::write(&db, bytes).unwrap();
+        for (cmd, code, out) in readers(&db) {
+            assert!(
+                matches!(code, 0..=2),
+                "{cmd}: exit {code} (a panic is 101)\n{out}"
+            );
+            assert!(!out.contains("panicked"), "{cmd}:\n{out}");
+            if code == 2 && out.contains("damaged") {
+                assert!(out.contains(&db), "{cmd} names the file:\n{out}");
+                assert!(out.contains("store check"), "{cmd} says what to do:\n{out}");
+            }
+        }
+    }
+    // The zeroed page: readers say "damaged", `store check` exits 1.
+    std::fs::write(&db, &damaged[0]).unwrap();
+    let (code, out, err) = common::antiproof(&["verify", "--db", &db, "e3", "d5"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("damaged"), "{err}");
+    let (code, out, err) = common::antiproof(&["store", "check", "--db", &db]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("DAMAGED"), "{out}");
+    // The good store checks out, and compacts.
+    std::fs::write(&db, &good).unwrap();
+    let (code, out, _) = common::antiproof(&["store", "check", "--db", &db]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("intact"), "{out}");
+    let (code, out, _) = common::antiproof(&["store", "compact", "--db", &db]);
+    assert_eq!(code, 0, "{out}");
+    let (code, _, err) = common::antiproof(&["verify", "--db", &db, "e3", "d5"]);
+    assert_eq!(code, 0, "{err}");
+    // Not a store at all: exit 2.
+    for (code, _, err) in [
+        common::antiproof(&["store", "check", "--db", "/nonexistent.redb"]),
+        common::antiproof(&["store", "check", "--db", dir.to_str().unwrap()]),
+    ] {
+        assert_eq!(code, 2, "{err}");
+    }
+}
+
+#[test]
+fn a_store_whose_writer_was_killed_is_read_with_everything_committed() {
+    let dir = common::temp_dir("store-faults-killed");
+    let db = proven_store(&dir);
+    // A long prove on the same store, killed (SIGKILL) while it runs: the
+    // store is left needing repair.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .env("ANTIPROOF_STATE_DIR", common::test_state_dir())
+        .args(["prove", "--db", &db, "--limit", "60s", "e3", "a6"])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.join("prove.err")).unwrap())
+        .spawn()
+        .unwrap();
+    // Give it time to open the store and search (it runs for a minute).
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the prove ended early: {}",
+        std::fs::read_to_string(dir.join("prove.err")).unwrap_or_default()
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Readers open it (repairing it) and find the earlier proof.
+    let (code, out, err) = common::antiproof(&["verify", "--db", &db, "e3", "d5"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = common::antiproof(&["browse", "--db", &db, "e3", "d5"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = common::antiproof(&["store", "check", "--db", &db]);
+    assert_eq!(code, 0, "{out}{err}");
+}
