@@ -15,7 +15,7 @@ use super::layout::path_to;
 use super::{Ctx, Reason, Verdict};
 use crate::wintree::{NodeKind, WinTree};
 use rayon::prelude::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Transposition slots of the file, sorted, with their targets.
 struct Transpositions {
@@ -72,8 +72,10 @@ pub(super) fn check(ctx: &Ctx) -> Result<(), Verdict> {
     let mut entries: Vec<(u32, i32)> = tree.size_entries().collect();
     entries.sort_unstable();
     entries.dedup();
+    let mut ends = HashMap::new();
     for (slot, listed) in entries {
-        let actual = subtree_size(tree, &trans, slot).map_err(|r| ctx.located(slot, r))?;
+        let actual =
+            subtree_size(tree, &trans, &mut ends, slot).map_err(|r| ctx.located(slot, r))?;
         if listed as i64 != actual as i64 {
             return Err(ctx.located(
                 slot,
@@ -89,8 +91,14 @@ pub(super) fn check(ctx: &Ctx) -> Result<(), Verdict> {
 }
 
 /// The number of distinct non-transposition nodes reachable from `slot`
-/// (a transposition counts as its target).
-fn subtree_size(tree: &WinTree, trans: &Transpositions, slot: u32) -> Result<u64, Reason> {
+/// (a transposition counts as its target). `ends` keeps the range ends
+/// found so far (each costs a descent from the root).
+fn subtree_size(
+    tree: &WinTree,
+    trans: &Transpositions,
+    ends: &mut HashMap<u32, u32>,
+    slot: u32,
+) -> Result<u64, Reason> {
     // Visited ranges by start: disjoint, and since ranges of a pre-order
     // tree are nested or disjoint, a new range contains every visited one
     // that starts inside it.
@@ -101,7 +109,14 @@ fn subtree_size(tree: &WinTree, trans: &Transpositions, slot: u32) -> Result<u64
         if seen.range(..=x).next_back().is_some_and(|(_, &e)| x < e) {
             continue;
         }
-        let end = range_end(tree, x)?;
+        let end = match ends.get(&x) {
+            Some(&e) => e,
+            None => {
+                let e = range_end(tree, x)?;
+                ends.insert(x, e);
+                e
+            }
+        };
         let inner: Vec<(u32, u32)> = seen.range(x..end).map(|(&a, &b)| (a, b)).collect();
         count += trans.plain(x, end);
         for (a, b) in inner {
