@@ -420,6 +420,57 @@ mod tests {
     use super::*;
 
     #[test]
+    fn saved_tables_load_only_with_their_checksum() {
+        let mut t = Tt::with_bytes(8 << 20);
+        let v = TtValue {
+            pn: 0,
+            dn: 42,
+            work: 4,
+        };
+        for k in 0..1000u64 {
+            t.put(k.wrapping_mul(0x9e37_79b9_7f4a_7c15), v);
+        }
+        let mut bytes = Vec::new();
+        t.save(&mut bytes).unwrap();
+        let sum = t.checksum();
+        let key = 5u64.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        // Intact: loads.
+        let mut u = Tt::with_bytes(8 << 20);
+        assert!(u.load(&mut &bytes[..], sum).unwrap());
+        assert_eq!(u.get(key), Some(v));
+        assert_eq!(u.used(), t.used());
+        // A flipped byte, a cut, a trailing byte, a wrong checksum: an
+        // error, and the table stays empty.
+        let mut flipped = bytes.clone();
+        flipped[16 + 12] ^= 1;
+        let cut = bytes[..bytes.len() - 1].to_vec();
+        let mut longer = bytes.clone();
+        longer.push(0);
+        for (what, b, s) in [
+            ("flipped", flipped, sum),
+            ("cut", cut, sum),
+            ("trailing", longer, sum),
+            ("checksum", bytes.clone(), sum ^ 1),
+        ] {
+            let mut u = Tt::with_bytes(8 << 20);
+            assert!(u.load(&mut &b[..], s).is_err(), "{what}");
+            assert_eq!(u.used(), 0, "{what}");
+            assert_eq!(u.get(key), None, "{what}");
+        }
+        // Too big for the budget: not loaded, no error.
+        let mut small = Tt::with_bytes(1 << 16);
+        let mut big = Tt::with_bytes(64 << 20);
+        for k in 0..200_000u64 {
+            big.put(k.wrapping_mul(0x9e37_79b9_7f4a_7c15), v);
+        }
+        let mut bytes = Vec::new();
+        big.save(&mut bytes).unwrap();
+        if big.bytes_in_use() > small.bytes() {
+            assert!(!small.load(&mut &bytes[..], big.checksum()).unwrap());
+        }
+    }
+
+    #[test]
     fn entries_are_16_bytes_and_round_trip() {
         assert_eq!(ENTRY_BYTES, 16);
         let mut t = Tt::with_bytes(1 << 16);
