@@ -534,3 +534,62 @@ fn small_unfinished_leaves_are_not_certified() {
     }
     assert!(done >= 100, "only {done}");
 }
+
+/// Offset of size-table entry `k` in a file written from `p`.
+fn size_entry_offset(p: &Proof, slots: u32, k: usize) -> usize {
+    6 + 2 * p.prolog.len() + 6 * (slots as usize - 1) + 8 * k
+}
+
+#[test]
+fn a_wrong_size_entry_is_rejected_naming_the_node() {
+    let proofs = ladder7();
+    let mut rng = Rng(0x5eed_0f51_2e00_0001);
+    let mut tried = 0;
+    for p in proofs {
+        let w = write_tree(&p.dag, 0, &p.prolog, &WriteOptions::default()).unwrap();
+        assert!(!w.sizes.is_empty());
+        assert_eq!(
+            verdict(&w.bytes, &opts_for(p)),
+            None,
+            "unchanged: certified"
+        );
+        // The root's size made huge, then random entries off by a little,
+        // and negative (unsolved) ones.
+        let mut picks = vec![(0usize, 2_000_000_000i32)];
+        for _ in 0..20 {
+            let k = rng.below(w.sizes.len());
+            let true_size = w.sizes[k].1;
+            let wrong = match rng.below(3) {
+                0 => true_size + 1,
+                1 => true_size - 1,
+                _ => -true_size,
+            };
+            picks.push((k, wrong));
+        }
+        for (k, wrong) in picks {
+            let (slot, true_size) = w.sizes[k];
+            let mut b = w.bytes.clone();
+            let off = size_entry_offset(p, w.slots, k) + 4;
+            b[off..off + 4].copy_from_slice(&wrong.to_le_bytes());
+            let tree = WinTree::from_bytes(&b).unwrap();
+            let Verdict::Rejected(r) = check_tree(&tree, &opts_for(p)).verdict else {
+                panic!(
+                    "{}: size {wrong} at node {slot} certified",
+                    p.line.join(" ")
+                );
+            };
+            assert_eq!(r.node, Some(slot));
+            assert_eq!(
+                r.reason,
+                antiproof::check::Reason::WrongSize {
+                    slot,
+                    listed: wrong as i64,
+                    actual: true_size as u64,
+                }
+            );
+            assert!(r.to_string().contains(&format!("node {slot}")), "{r}");
+            tried += 1;
+        }
+    }
+    assert!(tried > 100);
+}

@@ -287,3 +287,83 @@ fn write_ladder_proofs() {
         println!("wrote {name}.tree");
     }
 }
+
+#[test]
+fn export_never_overwrites_its_input_and_writes_atomically() {
+    let dir = temp_dir("export-inputs");
+    let db = dir.join("proofs.redb");
+    let proofs = ladder();
+    let (big, small) = if proofs[0].size() >= proofs[1].size() {
+        (&proofs[0], &proofs[1])
+    } else {
+        (&proofs[1], &proofs[0])
+    };
+    {
+        let store = Store::open(&db).unwrap();
+        for p in [big, small] {
+            store
+                .put_batch(store::Rules::International, &p.records)
+                .unwrap();
+        }
+    }
+    let run = |args: &[&str], line: &[String]| {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.extend_from_slice(line);
+        common::antiproof(&all)
+    };
+    let db_s = db.to_str().unwrap();
+    let before = std::fs::read(&db).unwrap();
+    // The store as the output, however it is spelled: refused, exit 2.
+    let link = dir.join("link.redb");
+    std::os::unix::fs::symlink(&db, &link).unwrap();
+    let hard = dir.join("hard.redb");
+    std::fs::hard_link(&db, &hard).unwrap();
+    let dotted = dir.join(".").join("proofs.redb");
+    for out in [&db, &link, &hard, &dotted] {
+        let (code, _, err) = run(
+            &["export", "--db", db_s, "-o", out.to_str().unwrap()],
+            &big.line,
+        );
+        assert_eq!(code, 2, "-o {}: {err}", out.display());
+        assert!(err.contains("refusing to overwrite"), "{err}");
+    }
+    // Through the link as --db, the store itself as -o.
+    let (code, _, err) = run(
+        &["export", "--db", link.to_str().unwrap(), "-o", db_s],
+        &big.line,
+    );
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the store is untouched"
+    );
+    let (code, out, _) = run(&["verify", "--db", db_s], &big.line);
+    assert_eq!(code, 0, "{out}");
+
+    // Export onto a tree file that is open (memory-mapped): the old
+    // mapping still reads the old file.
+    let file = dir.join("proof.tree");
+    let file_s = file.to_str().unwrap();
+    let (code, _, err) = run(&["export", "--db", db_s, "-o", file_s], &big.line);
+    assert_eq!(code, 0, "{err}");
+    let old_bytes = std::fs::read(&file).unwrap();
+    let old = WinTree::open(&file).unwrap();
+    let (code, _, err) = run(&["export", "--db", db_s, "-o", file_s], &small.line);
+    assert_eq!(code, 0, "{err}");
+    assert_ne!(std::fs::read(&file).unwrap(), old_bytes, "a new file");
+    assert_eq!(
+        old.bytes(),
+        &old_bytes[..],
+        "the old mapping reads the old file"
+    );
+    assert_eq!(old.size(0).unwrap(), Some(big.size() as i64));
+    check_sizes(&old);
+    // No temporary file is left behind.
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains(".tmp")), "{names:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

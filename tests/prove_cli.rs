@@ -218,3 +218,122 @@ fn a_stopped_search_saves_its_table_and_the_next_run_resumes_from_it() {
     assert_eq!(json(&o)["resumed_table"], false);
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
+
+/// `PATH.table` of a store.
+fn tt_path(db: &Path) -> std::path::PathBuf {
+    let mut t = db.as_os_str().to_os_string();
+    t.push(".table");
+    t.into()
+}
+
+/// Bytes of a saved tt before its first entry: the 32-byte header, then
+/// the bucket count and the entries in use.
+const TT_ENTRIES: usize = 48;
+
+/// Sets every entry's disproof number (bytes 12..16 of each 16-byte entry)
+/// to 0: a tt that, if believed, disproves everything.
+fn zero_disproof_numbers(tt: &mut [u8]) {
+    for e in tt[TT_ENTRIES..].chunks_exact_mut(16) {
+        if e[0] & 1 != 0 {
+            e[12..16].fill(0);
+        }
+    }
+}
+
+fn assert_ignored_with_warning(o: &Output, tt: &Path, what: &str) {
+    let err = stderr(o);
+    assert!(
+        err.contains("ignoring the saved transposition table")
+            && err.contains(&*tt.to_string_lossy()),
+        "{what}: {err}"
+    );
+}
+
+#[test]
+fn a_damaged_saved_tt_is_ignored_with_a_warning_and_the_search_starts_fresh() {
+    let db = temp_db("cli-tt-damaged");
+    let tt = tt_path(&db);
+    let o = prove(&db, &["--json", "--limit", "20000 nodes", "e3", "g6"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let saved = std::fs::read(&tt).unwrap();
+    let saved_db = std::fs::read(&db).unwrap();
+    assert!(saved.len() > TT_ENTRIES && saved.starts_with(b"APTT0002"));
+    let mut zeroed = saved.clone();
+    zero_disproof_numbers(&mut zeroed);
+    assert_ne!(zeroed, saved, "the table has entries");
+    let mut flipped = saved.clone();
+    for i in [TT_ENTRIES + 3, saved.len() / 2, saved.len() - 1] {
+        flipped[i] ^= 0x5a;
+    }
+    let mut header = saved.clone();
+    header[30] ^= 1; // the checksum itself
+    let mut old_version = saved.clone();
+    old_version[..8].copy_from_slice(b"APTT0001");
+    let mut trailing = saved.clone();
+    trailing.extend_from_slice(&[0; 16]);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("zeroed disproof numbers", zeroed),
+        ("flipped bytes", flipped),
+        ("flipped checksum", header),
+        ("old version", old_version),
+        ("trailing bytes", trailing),
+        (
+            "truncated in the entries",
+            saved[..saved.len() - 100].to_vec(),
+        ),
+        ("truncated in the header", saved[..20].to_vec()),
+        ("empty", Vec::new()),
+    ];
+    for (what, bytes) in cases {
+        std::fs::write(&db, &saved_db).unwrap();
+        std::fs::write(&tt, &bytes).unwrap();
+        let o = prove(&db, &["--json", "e3", "g6"]);
+        assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
+        assert_ignored_with_warning(&o, &tt, what);
+        let v = json(&o);
+        assert_eq!(v["resumed_table"], false, "{what}");
+        assert_eq!(v["result"], "proven", "{what}");
+        assert_eq!(v["winning_move"], "Qh5", "{what}");
+    }
+    walk(&db, "e3 g6", Color::White);
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn a_saved_tt_with_zeroed_disproof_numbers_gives_no_false_disproof() {
+    // Black wins after 1.Nc3 (rung 9): a "disproven" would be false.
+    let db = temp_db("cli-tt-nc3");
+    let tt = tt_path(&db);
+    let o = prove(&db, &["--json", "--limit", "5000 nodes", "Nc3"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let mut bytes = std::fs::read(&tt).unwrap();
+    zero_disproof_numbers(&mut bytes);
+    std::fs::write(&tt, &bytes).unwrap();
+    let o = prove(&db, &["--json", "--limit", "5000 nodes", "Nc3"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_ignored_with_warning(&o, &tt, "zeroed disproof numbers");
+    assert_eq!(json(&o)["result"], "stopped");
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn a_disproof_says_it_is_not_certified() {
+    // After 1.e3 d5 2.Qg4 White wins (rung 1), so Black cannot.
+    let db = temp_db("cli-disproof");
+    let o = prove(&db, &["--winner", "black", "e3", "d5", "Qg4"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("disproven: black cannot force a win"), "{out}");
+    assert!(
+        out.contains("disproofs are not certified by the checker"),
+        "{out}"
+    );
+    let o = prove(&db, &["--json", "--winner", "black", "e3", "d5", "Qg4"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(json(&o)["certifiable"], false);
+    let o = prove(&db, &["--json", "e3", "d5"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json(&o)["certifiable"], true);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("not certified"));
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}

@@ -102,6 +102,10 @@ pub enum ReasonKind {
     /// An endgame table used by the proof cannot be read or fails
     /// certification.
     TableNotCertified,
+    /// A win-tree file's size table lists a size that is not the node's
+    /// true subtree size (or lists a negative size, which marks unsolved
+    /// nodes, in a finished proof).
+    WrongSize,
 }
 
 /// The longest line the checker follows, in plies from the root checked.
@@ -156,6 +160,16 @@ pub enum Reason {
     TableLeafNotWon(String),
     /// See [`ReasonKind::TableNotCertified`] (the table and the failure).
     TableNotCertified(String),
+    /// See [`ReasonKind::WrongSize`].
+    WrongSize {
+        /// The node (slot index) the entry names.
+        slot: u32,
+        /// The size the table lists.
+        listed: i64,
+        /// The true size: distinct non-transposition nodes reachable from
+        /// the node following transposition links, itself included.
+        actual: u64,
+    },
 }
 
 impl Reason {
@@ -182,6 +196,7 @@ impl Reason {
             Reason::TooDeep => ReasonKind::TooDeep,
             Reason::TableLeafNotWon(_) => ReasonKind::TableLeafNotWon,
             Reason::TableNotCertified(_) => ReasonKind::TableNotCertified,
+            Reason::WrongSize { .. } => ReasonKind::WrongSize,
         }
     }
 }
@@ -229,6 +244,14 @@ impl fmt::Display for Reason {
             ),
             Reason::TableLeafNotWon(s) => write!(f, "an endgame-table leaf not won: {s}"),
             Reason::TableNotCertified(s) => f.write_str(s),
+            Reason::WrongSize {
+                slot,
+                listed,
+                actual,
+            } => write!(
+                f,
+                "the size table lists size {listed} for node {slot}, whose subtree has {actual} distinct nodes"
+            ),
         }
     }
 }
@@ -498,6 +521,13 @@ impl Report {
                 "fen": r.fen,
                 "node": r.node,
                 "reason": r.reason.to_string(),
+                "size": match r.reason {
+                    Reason::WrongSize { listed, actual, .. } => Some(serde_json::json!({
+                        "listed": listed,
+                        "actual": actual,
+                    })),
+                    _ => None,
+                },
             })),
         })
     }

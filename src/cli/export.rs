@@ -149,7 +149,14 @@ impl Exporter<'_> {
 
 /// Runs `antiproof export`.
 pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
-    let (_store, reader, path) = super::verify::open_store(args.db.as_deref())?;
+    let db = args
+        .db
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(super::verify::DEFAULT_DB));
+    let mut inputs = vec![db.as_path()];
+    inputs.extend(args.tables.as_deref());
+    super::refuse_input_as_output(&args.output, &inputs)?;
+    let (_store, reader, path) = super::verify::open_store(Some(&db))?;
     let start = match &args.fen {
         Some(f) => Position::from_fen(f).with_context(|| format!("reading --fen {f:?}"))?,
         None => Position::startpos(),
@@ -217,7 +224,9 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
                 size_depth: None,
             };
             let w = write_tree(&ex.dag, root_id, &prolog, &opts)?;
-            std::fs::write(&args.output, &w.bytes)
+            // Atomically: a reader (`serve` with the old file mapped) keeps
+            // the old file until it lets go; a failed write leaves it as is.
+            crate::fsutil::write_atomic(&args.output, |f| f.write_all(&w.bytes))
                 .with_context(|| format!("cannot write {}", args.output.display()))?;
             let mut out = std::io::stdout().lock();
             writeln!(

@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand};
 use std::io::{self, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 mod browse;
@@ -117,4 +118,29 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<io::Error>()
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+/// Refuses an output file that is one of the command's inputs (the same
+/// file by device and inode, whatever the spelling: a link, `./`, another
+/// directory path): writing it would destroy the input. `inputs` are files,
+/// or directories standing for every file in them.
+pub(crate) fn refuse_input_as_output(output: &Path, inputs: &[&Path]) -> anyhow::Result<()> {
+    for &input in inputs {
+        let mut files = vec![input.to_path_buf()];
+        if input.is_dir()
+            && let Ok(rd) = std::fs::read_dir(input)
+        {
+            files.extend(rd.filter_map(|e| e.ok()).map(|e| e.path()));
+        }
+        for f in files {
+            if crate::fsutil::same_file(output, &f) {
+                anyhow::bail!(
+                    "the output {} is the input {}: refusing to overwrite it (choose another output file)",
+                    output.display(),
+                    f.display()
+                );
+            }
+        }
+    }
+    Ok(())
 }

@@ -64,6 +64,10 @@ pub struct ProveArgs {
 #[derive(Serialize)]
 struct Summary {
     result: &'static str,
+    /// Whether the independent checker can certify the result: a proof
+    /// can (`antiproof verify`); a disproof cannot (it rests on the
+    /// search alone), nor can a stop.
+    certifiable: bool,
     winner: String,
     winning_move: Option<String>,
     winning_move_uci: Option<String>,
@@ -168,6 +172,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
             ProveResult::Disproven => "disproven",
             ProveResult::Stopped => "stopped",
         },
+        certifiable: report.result == ProveResult::Proven,
         winner: winner.to_string().to_lowercase(),
         winning_move: report.best_move.map(|m| pos.san(m)),
         winning_move_uci: report.best_move.map(|m| m.uci().to_string()),
@@ -221,6 +226,12 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
         }
     };
     writeln!(out, "result:          {what}")?;
+    if r.result == ProveResult::Disproven {
+        writeln!(
+            out,
+            "note:            disproofs are not certified by the checker (only proofs are)"
+        )?;
+    }
     let line = if s.line.is_empty() {
         "(start)".to_string()
     } else {

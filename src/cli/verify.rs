@@ -166,8 +166,11 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
 /// Opens the proof store `db` (default: antiproof.redb in the current
 /// directory) for reading, as `verify` and `export` do: the store, a read
 /// transaction on it and the path opened.
+/// The store read when `--db` is not given.
+pub(super) const DEFAULT_DB: &str = "antiproof.redb";
+
 pub(super) fn open_store(db: Option<&Path>) -> anyhow::Result<(Store, StoreReader, PathBuf)> {
-    let path = db.map_or_else(|| PathBuf::from("antiproof.redb"), Path::to_path_buf);
+    let path = db.map_or_else(|| PathBuf::from(DEFAULT_DB), Path::to_path_buf);
     let store = Store::open_read_only(&path)
         .with_context(|| format!("cannot open the proof store {}", path.display()))?;
     let reader = store

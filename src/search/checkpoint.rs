@@ -17,42 +17,66 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 /// Magic and version of a saved transposition table: bump it whenever the
-/// node keys or the entry layout change.
-const TT_MAGIC: &[u8; 8] = b"APTT0001";
+/// node keys, the entry layout or the file layout change (a file of
+/// another version is ignored with a warning).
+const TT_MAGIC: &[u8; 8] = b"APTT0002";
+
+/// Bytes of a saved tt's header: magic, rule set, winner, 6 zero bytes,
+/// the root's Zobrist key, the checksum of the rest ([`Tt::checksum`]).
+///
+/// [`Tt::checksum`]: super::tt::Tt::checksum
+const TT_HEADER: usize = 32;
 
 impl Prover<'_> {
     /// Saves the transposition table for resuming the search of `root`
-    /// later ([`Prover::load_tt`]); written to a temporary file, then
-    /// renamed.
+    /// later ([`Prover::load_tt`]), with a checksum of its entries;
+    /// written atomically (a temporary file, synced, then renamed).
     pub fn save_tt(&self, root: &Position, path: &Path) -> std::io::Result<()> {
-        let tmp = path.with_extension("tmp");
-        {
-            let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-            w.write_all(&self.tt_header(root))?;
-            self.search.tt.save(&mut w)?;
-            w.flush()?;
-        }
-        std::fs::rename(&tmp, path)
+        let mut header = self.tt_header(root);
+        header[24..].copy_from_slice(&self.search.tt.checksum().to_le_bytes());
+        crate::fsutil::write_atomic(path, |w| {
+            w.write_all(&header)?;
+            self.search.tt.save(w)
+        })
     }
 
     /// Loads a transposition table saved by [`Prover::save_tt`] for the
-    /// same root, winner, rule set and tt format. `Ok(false)`: the file is
-    /// for another search or does not fit the memory budget (nothing
-    /// loaded). Sound whatever the file's age: tt values are valid for
-    /// their keys on every path.
-    pub fn load_tt(&mut self, root: &Position, path: &Path) -> std::io::Result<bool> {
+    /// same root, winner, rule set and file version, with its checksum
+    /// right. Any other file (another search's, an older version's, one
+    /// that does not fit the memory budget, a damaged or truncated one) is
+    /// an error saying why, and the tt stays empty: the search then starts
+    /// fresh, and nothing of a damaged file decides anything. Sound whatever
+    /// the file's age: tt values are valid for their keys on every path.
+    pub fn load_tt(&mut self, root: &Position, path: &Path) -> std::io::Result<()> {
+        use std::io::{Error, ErrorKind};
+        let bad = |m: &str| Error::new(ErrorKind::InvalidData, m.to_string());
         let mut r = std::io::BufReader::new(std::fs::File::open(path)?);
         let want = self.tt_header(root);
-        let mut got = [0u8; 24];
-        r.read_exact(&mut got)?;
-        if got != want {
-            return Ok(false);
+        let mut got = [0u8; TT_HEADER];
+        r.read_exact(&mut got).map_err(|e| match e.kind() {
+            ErrorKind::UnexpectedEof => bad("the file is truncated (no full header)"),
+            _ => e,
+        })?;
+        if got[..8] != want[..8] {
+            return Err(bad(
+                "not a saved table of this version (wrong magic or version)",
+            ));
         }
-        self.search.tt.load(&mut r)
+        if got[8..24] != want[8..24] {
+            return Err(bad(
+                "saved for another search (line, winner or rule set); it is replaced if this one stops",
+            ));
+        }
+        let checksum = u64::from_le_bytes(got[24..].try_into().expect("8 bytes"));
+        if self.search.tt.load(&mut r, checksum)? {
+            Ok(())
+        } else {
+            Err(bad("larger than this run's --memory, or malformed"))
+        }
     }
 
-    fn tt_header(&self, root: &Position) -> [u8; 24] {
-        let mut h = [0u8; 24];
+    fn tt_header(&self, root: &Position) -> [u8; TT_HEADER] {
+        let mut h = [0u8; TT_HEADER];
         h[..8].copy_from_slice(TT_MAGIC);
         h[8] = self.rules.code();
         h[9] = self.prover as u8;

@@ -101,9 +101,10 @@ impl From<SearchError> for RunError {
 }
 
 /// Runs `job` on a search thread with a [`STACK_BYTES`] stack: resumes
-/// from the saved tt when there is one for this search (an unreadable one
-/// is passed to `warn` and ignored), reports progress to `progress`, and
-/// afterwards saves the tt if the search stopped, else deletes it.
+/// from the saved tt when there is one for this search (any other, or a
+/// damaged one, is named to `warn` and ignored: the search starts fresh),
+/// reports progress to `progress`, and afterwards saves the tt if the
+/// search stopped, else deletes it.
 pub fn prove<'a>(
     job: Job<'a>,
     progress: Option<ProgressFn<'a>>,
@@ -122,10 +123,9 @@ pub fn prove<'a>(
                 let mut resumed = false;
                 if tt_path.exists() {
                     match prover.load_tt(&job.root, &tt_path) {
-                        Ok(true) => resumed = true,
-                        Ok(false) => {}
+                        Ok(()) => resumed = true,
                         Err(e) => warn(&format!(
-                            "ignoring the saved transposition table {}: {e}",
+                            "ignoring the saved transposition table {}: {e}; starting fresh",
                             tt_path.display()
                         )),
                     }

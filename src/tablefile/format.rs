@@ -339,8 +339,9 @@ impl Table {
         true
     }
 
-    /// Writes the table to `path` (through a temporary file and a rename,
-    /// so a reader never sees half a table).
+    /// Writes the table to `path` atomically ([`crate::fsutil::write_atomic`]:
+    /// a temporary file, synced, then renamed), so a reader never sees half
+    /// a table and one with the old file mapped keeps a valid mapping.
     pub fn write(&self, path: &Path) -> Result<(), TableError> {
         let io = |e: std::io::Error| TableError::Io {
             path: path.to_path_buf(),
@@ -349,15 +350,11 @@ impl Table {
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(io)?;
         }
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        {
-            let mut f = File::create(&tmp).map_err(io)?;
-            f.write_all(&self.header.to_bytes(&self.layout))
-                .map_err(io)?;
-            f.write_all(self.tail()).map_err(io)?;
-        }
-        fs::rename(&tmp, path).map_err(io)?;
-        Ok(())
+        crate::fsutil::write_atomic(path, |f| {
+            f.write_all(&self.header.to_bytes(&self.layout))?;
+            f.write_all(self.tail())
+        })
+        .map_err(io)
     }
 
     /// Opens the table file of `material` under `rules` (as found at its

@@ -485,6 +485,11 @@ impl<'a> WinTree<'a> {
         })
     }
 
+    /// The size table's entries `(node index, size)` in file order.
+    pub fn size_entries(&self) -> impl Iterator<Item = (u32, i32)> + '_ {
+        (0..self.table_entries).map(|i| self.table_entry(i))
+    }
+
     /// The raw size-table entry of a node, if any.
     pub fn table_lookup(&self, index: u32) -> Option<i32> {
         if let Some(v) = &self.table_copy {

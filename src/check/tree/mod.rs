@@ -10,10 +10,11 @@
 //! 5. [`Walker::settle_deferred`]: transpositions met before their target
 //!    compared with it, targets outside the subtree walked too;
 //! 6. [`assemble`]: cycles and the longest line on the graph of regions
-//!    ([`graph`]), and the verdict.
+//!    ([`graph`]), the size table ([`sizes`]), and the verdict.
 
 mod graph;
 mod layout;
+mod sizes;
 mod targets;
 mod walk;
 
@@ -308,6 +309,8 @@ fn assemble(walker: &Walker, mut acc: Acc, first_region: u32, mut report: Report
         );
     } else if let Some((n, r)) = acc.error {
         report.verdict = ctx.located(n, r);
+    } else if let Err(v) = sizes::check(ctx) {
+        report.verdict = v;
     } else {
         super::finish_tables(&mut report, ctx.opts.tables.as_deref());
     }

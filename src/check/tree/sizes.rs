@@ -1,0 +1,152 @@
+//! The last pass: every entry of the size table is the true subtree size
+//! of its node, the number of distinct non-transposition nodes reachable
+//! from it following transposition links (itself included), as the
+//! format defines it and the writer computes it. A wrong entry would make
+//! browse and serve report a false size.
+//!
+//! Cost: one parallel pass collects the transposition slots; then, per
+//! listed node, a walk over whole slot ranges (a node's subtree is the
+//! range up to its next sibling in the pre-order layout), so the work is
+//! in the transpositions reached, not the nodes: a range is counted at
+//! once from the transpositions inside it, and only transpositions leading
+//! out of it are followed.
+
+use super::layout::path_to;
+use super::{Ctx, Reason, Verdict};
+use crate::wintree::{NodeKind, WinTree};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+
+/// Transposition slots of the file, sorted, with their targets.
+struct Transpositions {
+    slots: Vec<u32>,
+    targets: Vec<u32>,
+}
+
+impl Transpositions {
+    fn collect(tree: &WinTree) -> Transpositions {
+        const CHUNK: u32 = 1 << 16;
+        let n = tree.len();
+        let parts: Vec<Vec<(u32, u32)>> = (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|ch| {
+                let lo = (ch * CHUNK).max(1);
+                let hi = ((ch + 1) * CHUNK).min(n);
+                (lo..hi)
+                    .filter_map(|i| match tree.node(i).map(|x| x.kind) {
+                        Ok(NodeKind::Transposition { target }) => Some((i, target)),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut t = Transpositions {
+            slots: Vec::new(),
+            targets: Vec::new(),
+        };
+        for (s, g) in parts.into_iter().flatten() {
+            t.slots.push(s);
+            t.targets.push(g);
+        }
+        t
+    }
+
+    /// Indices into `slots` of the transpositions in `[a, b)`.
+    fn within(&self, a: u32, b: u32) -> std::ops::Range<usize> {
+        self.slots.partition_point(|&s| s < a)..self.slots.partition_point(|&s| s < b)
+    }
+
+    /// Non-transposition slots in `[a, b)`.
+    fn plain(&self, a: u32, b: u32) -> u64 {
+        (b - a) as u64 - self.within(a, b).len() as u64
+    }
+}
+
+/// Checks every size-table entry; a file without a table passes.
+pub(super) fn check(ctx: &Ctx) -> Result<(), Verdict> {
+    let tree = ctx.tree;
+    if tree.size_table_len() == 0 {
+        return Ok(());
+    }
+    let trans = Transpositions::collect(tree);
+    let mut entries: Vec<(u32, i32)> = tree.size_entries().collect();
+    entries.sort_unstable();
+    entries.dedup();
+    let mut ends = HashMap::new();
+    for (slot, listed) in entries {
+        let actual =
+            subtree_size(tree, &trans, &mut ends, slot).map_err(|r| ctx.located(slot, r))?;
+        if listed as i64 != actual as i64 {
+            return Err(ctx.located(
+                slot,
+                Reason::WrongSize {
+                    slot,
+                    listed: listed as i64,
+                    actual,
+                },
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The number of distinct non-transposition nodes reachable from `slot`
+/// (a transposition counts as its target). `ends` keeps the range ends
+/// found so far (each costs a descent from the root).
+fn subtree_size(
+    tree: &WinTree,
+    trans: &Transpositions,
+    ends: &mut HashMap<u32, u32>,
+    slot: u32,
+) -> Result<u64, Reason> {
+    // Visited ranges by start: disjoint, and since ranges of a pre-order
+    // tree are nested or disjoint, a new range contains every visited one
+    // that starts inside it.
+    let mut seen: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut count = 0u64;
+    let mut stack = vec![tree.resolve(slot)?];
+    while let Some(x) = stack.pop() {
+        if seen.range(..=x).next_back().is_some_and(|(_, &e)| x < e) {
+            continue;
+        }
+        let end = match ends.get(&x) {
+            Some(&e) => e,
+            None => {
+                let e = range_end(tree, x)?;
+                ends.insert(x, e);
+                e
+            }
+        };
+        let inner: Vec<(u32, u32)> = seen.range(x..end).map(|(&a, &b)| (a, b)).collect();
+        count += trans.plain(x, end);
+        for (a, b) in inner {
+            if b > end {
+                return Err(Reason::Malformed(format!(
+                    "the subtrees of nodes {x} and {a} overlap"
+                )));
+            }
+            count -= trans.plain(a, b);
+            seen.remove(&a);
+        }
+        seen.insert(x, end);
+        for k in trans.within(x, end) {
+            let t = trans.targets[k];
+            if !(x..end).contains(&t) {
+                stack.push(tree.resolve(t)?);
+            }
+        }
+    }
+    Ok(count)
+}
+
+/// The end of a node's slot range: its next sibling's index, or its
+/// parent's range end.
+fn range_end(tree: &WinTree, x: u32) -> Result<u32, Reason> {
+    let node = tree.node(x)?;
+    if !node.has_children() {
+        return Ok(x + 1);
+    }
+    path_to(tree, x)
+        .map(|(_, end)| end)
+        .ok_or_else(|| Reason::Malformed(format!("node {x} cannot be reached from the root")))
+}
