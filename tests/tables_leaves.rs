@@ -174,13 +174,7 @@ fn wrong_tables_are_rejected() {
 
     // An entry changed, checksum fixed: the certifier finds it (or the
     // leaf itself reads as not won).
-    let dir = copy_built("corrupt");
-    let path = antiproof::tables::format::table_path(
-        &dir,
-        &"KKvKK".parse::<Material>().unwrap(),
-        Rules::International,
-    );
-    corrupt(&path);
+    let (dir, _) = corrupt_copy("corrupt");
     let t = Arc::new(LeafTables::open(&dir, Rules::International).records_in(None));
     let r = check_tree(&tree, &opts(&pos, Some(t), Rules::International));
     match &r.verdict {
@@ -294,13 +288,7 @@ fn a_record_file_in_the_table_directory_is_never_trusted() {
     let (pos, _p, dag) = cut_proof();
     let bytes = tree_bytes(&dag);
     let tree = WinTree::from_bytes(&bytes).unwrap();
-    let dir = copy_built("forged");
-    let path = antiproof::tables::format::table_path(
-        &dir,
-        &"KKvKK".parse::<Material>().unwrap(),
-        Rules::International,
-    );
-    corrupt(&path);
+    let (dir, path) = corrupt_copy("forged");
     let t = Table::open(&path, true).unwrap();
     let digest = antiproof::tablefile::record::digest(&t).unwrap();
     drop(t);
@@ -325,6 +313,19 @@ fn a_record_file_in_the_table_directory_is_never_trusted() {
         ),
         v => panic!("a forged record was trusted: {v:?}\n{r}"),
     }
+}
+
+/// A copy of the built tables whose KKvKK table has one wrong entry
+/// (checksums fixed): the directory and that table's path.
+fn corrupt_copy(name: &str) -> (PathBuf, PathBuf) {
+    let dir = copy_built(name);
+    let path = antiproof::tables::format::table_path(
+        &dir,
+        &"KKvKK".parse::<Material>().unwrap(),
+        Rules::International,
+    );
+    corrupt(&path);
+    (dir, path)
 }
 
 /// A directory with good International KKvKK tables (built once).
