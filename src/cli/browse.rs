@@ -94,12 +94,7 @@ pub struct BrowseArgs {
 /// Runs `antiproof browse`.
 pub fn run(args: BrowseArgs) -> anyhow::Result<u8> {
     let source = args.source.open()?;
-    let moves: Vec<String> = args
-        .moves
-        .iter()
-        .flat_map(|m| view::parse_moves(m))
-        .collect();
-    let v = match view::view(&*source, args.source.rules, &moves) {
+    let v = match view::view(&*source, args.source.rules, &args.moves) {
         Ok(v) => v,
         Err(e) if e.is_bad_request() => {
             eprintln!("antiproof: error: {e}");

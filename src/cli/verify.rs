@@ -91,11 +91,11 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
                 Err(e) => return Ok(malformed(&args, &e.to_string())),
             };
             let prolog = tree.prolog();
-            let line = if args.moves.is_empty() {
+            let (_, moves) = game::play_line(&start, &args.moves)
+                .map_err(|e| anyhow::anyhow!("bad move at {e}"))?;
+            let line = if moves.is_empty() {
                 Vec::new()
             } else {
-                let (_, moves) = game::play_line(&start, &args.moves)
-                    .map_err(|e| anyhow::anyhow!("bad line: {e}"))?;
                 let codes: Vec<_> = moves.iter().map(game::move_code).collect();
                 let n = prolog.len().min(codes.len());
                 if codes.len() < prolog.len()
@@ -128,7 +128,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
         None => {
             let (_store, reader, _) = open_store(args.db.as_deref())?;
             let (root, moves) = game::play_line(&start, &args.moves)
-                .map_err(|e| anyhow::anyhow!("bad line: {e}"))?;
+                .map_err(|e| anyhow::anyhow!("bad move at {e}"))?;
             let codes: Vec<_> = moves.iter().map(game::move_code).collect();
             let (line, _) = game::san_line(&start, &codes);
             let check = || {
