@@ -35,7 +35,7 @@ pub struct SourceArgs {
 }
 
 fn sidecar_winner(tree: &Path) -> Option<Color> {
-    let text = std::fs::read_to_string(tree.with_extension("json")).ok()?;
+    let text = crate::fsutil::read_regular_to_string(&tree.with_extension("json")).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     v.get("winner")?.as_str()?.parse().ok()
 }

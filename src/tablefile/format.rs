@@ -367,7 +367,7 @@ impl Table {
             path: path.to_path_buf(),
             source: e,
         };
-        let f = File::open(path).map_err(io)?;
+        let f = crate::fsutil::open_regular(path).map_err(io)?;
         // SAFETY: table files are written once through a rename and never
         // modified in place; a concurrent truncation by another program
         // would be a misuse of the cache directory.
