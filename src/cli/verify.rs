@@ -168,11 +168,9 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
 /// transaction on it and the path opened.
 pub(super) fn open_store(db: Option<&Path>) -> anyhow::Result<(Store, StoreReader, PathBuf)> {
     let path = db.map_or_else(|| PathBuf::from("antiproof.redb"), Path::to_path_buf);
-    let store = Store::open_read_only(&path)
-        .with_context(|| format!("cannot open the proof store {}", path.display()))?;
-    let reader = store
-        .reader()
-        .with_context(|| format!("cannot read the proof store {}", path.display()))?;
+    // Store errors name the path (or are given it here) and the cause once.
+    let store = Store::open_read_only(&path).map_err(|e| e.naming(&path))?;
+    let reader = store.reader().map_err(|e| e.naming(&path))?;
     Ok((store, reader, path))
 }
 
