@@ -103,6 +103,7 @@ fn missing_and_empty_directories_are_errors() {
     );
     let (code, err) = run(&["tables", "verify", "--dir", m, "KvK"]);
     assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("not built"), "{err}");
     let empty = d.to_str().unwrap();
     for rules in ["international", "fics"] {
         let (code, err) = run(&["tables", "verify", "--dir", empty, "--rules", rules]);
