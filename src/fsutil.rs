@@ -42,7 +42,7 @@ fn kind_of(ft: std::fs::FileType) -> &'static str {
 
 /// An error for a path that is not a regular file: "not a regular file (a
 /// FIFO)" (the caller's message names the path).
-fn not_regular(ft: std::fs::FileType) -> io::Error {
+pub fn not_regular(ft: std::fs::FileType) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
         format!("not a regular file ({})", kind_of(ft)),

@@ -308,7 +308,7 @@ fn existing_file(path: &Path) -> Result<(), StoreError> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_file() => Ok(()),
         Ok(m) if m.is_dir() => Err(fail("is a directory, not a proof store file")),
-        Ok(_) => Err(fail("is not a regular file")),
+        Ok(m) => Err(fail(&crate::fsutil::not_regular(m.file_type()).to_string())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(fail("no such file")),
         Err(e) => Err(fail(&e.to_string())),
     }
