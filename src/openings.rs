@@ -203,10 +203,11 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
     let mut positions = None;
     let mut verified = None;
     if side.exists() {
-        let text = std::fs::read_to_string(&side).map_err(|source| OpeningsError::Io {
-            path: side.clone(),
-            source,
-        })?;
+        let text =
+            crate::fsutil::read_regular_to_string(&side).map_err(|source| OpeningsError::Io {
+                path: side.clone(),
+                source,
+            })?;
         let v: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| OpeningsError::Sidecar {
                 path: side.clone(),
@@ -314,11 +315,12 @@ pub fn verify_entry(c: &mut Certified) -> Result<(), OpeningsError> {
     Ok(())
 }
 
-/// Every `*.tree` file of a directory (a missing directory holds none).
+/// Every `*.tree` file of a directory, which must exist.
 pub fn scan_certified(dir: &Path) -> Result<Vec<Certified>, OpeningsError> {
-    if !dir.exists() {
-        return Ok(Vec::new());
-    }
+    crate::fsutil::existing_dir(dir).map_err(|source| OpeningsError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let files = crate::fsutil::files_with_ext(dir, "tree").map_err(|source| OpeningsError::Io {
         path: dir.to_path_buf(),
         source,

@@ -5,7 +5,7 @@
 
 mod common;
 
-use antiproof::rules::{PACKED_LEN, PackedPosition, Position, UciMove, split_line};
+use antiproof::rules::{PACKED_LEN, PackedPosition, Position, UciMove};
 use common::Rng;
 
 const SEEDS: &[&str] = &[
@@ -107,7 +107,7 @@ fn move_and_line_readers_never_panic() {
         }
         let _ = UciMove::from_watkins(antiproof::vocab::MoveCode::from_raw(rng.next() as u16));
         let _ = pos.play_line_str(&s);
-        let _ = split_line(&s);
+        let _ = antiproof::vocab::line::tokens(&[&s]);
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::Rules;
 use crate::vocab::MoveCode;
+use crate::vocab::line::{self, TokenError};
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::variant::Antichess;
@@ -190,43 +191,71 @@ pub fn color_name(c: Color) -> &'static str {
     }
 }
 
-/// Plays a line of moves (UCI or SAN, mixed; move numbers such as `1.` are
-/// skipped) from `start` with shakmaty. The error names the 1-based ply,
-/// the move and the position.
+/// Plays a line of moves (UCI or SAN, mixed) from `start` with shakmaty,
+/// read by [`crate::vocab::line`] as every command reads lines (move
+/// numbers, results and annotations dropped; a null move or a bare number
+/// is an error). The error names the 1-based ply, the move and the
+/// position, in the same words as the prover's `rules::LineError`:
+/// `ply 2: "0000" is a null move; antichess has no passing (position FEN)`.
 pub fn play_line<S: AsRef<str>>(
     start: &Antichess,
     moves: &[S],
 ) -> Result<(Antichess, Vec<Move>), String> {
     let mut pos = start.clone();
     let mut played = Vec::new();
-    let mut ply = 0;
-    for tok in moves
-        .iter()
-        .flat_map(|s| s.as_ref().split(|c: char| c.is_whitespace() || c == ','))
-    {
-        let t = tok.trim_start_matches(|c: char| c.is_ascii_digit());
-        let t = t.trim_start_matches('.');
-        if t.is_empty() {
-            continue;
-        }
-        ply += 1;
-        let m = t
-            .parse::<shakmaty::uci::UciMove>()
-            .ok()
-            .and_then(|u| u.to_move(&pos).ok())
-            .or_else(|| t.parse::<San>().ok().and_then(|san| san.to_move(&pos).ok()));
-        match m {
-            Some(m) => {
+    for token in line::each(moves) {
+        let found = match token {
+            Ok(t) => read_move(&pos, &t),
+            Err(TokenError::NullMove { token, .. }) => Err(format!(
+                "{token:?} is a null move; antichess has no passing"
+            )),
+            Err(TokenError::NotAMove { token, .. }) => {
+                Err(format!("{token:?} is not a move in UCI or SAN"))
+            }
+        };
+        match found {
+            Ok(m) => {
                 pos.play_unchecked(m);
                 played.push(m);
             }
-            None => {
+            Err(what) => {
                 return Err(format!(
-                    "move {ply} ({t:?}) is not a legal move (UCI or SAN) in {}",
+                    "ply {}: {what} (position {})",
+                    played.len() + 1,
                     fen(&pos)
                 ));
             }
         }
     }
     Ok((pos, played))
+}
+
+/// One move in UCI or SAN, matched against the legal moves of `pos`; the
+/// error says why not (not a move, not legal with the legal moves sorted,
+/// ambiguous).
+fn read_move(pos: &Antichess, t: &str) -> Result<Move, String> {
+    let illegal = || {
+        let legal = pos.legal_moves();
+        if legal.is_empty() {
+            return format!("{t:?} is not legal: the game is over (no legal moves)");
+        }
+        let mut sans: Vec<String> = legal
+            .iter()
+            .map(|m| San::from_move(pos, *m).to_string())
+            .collect();
+        sans.sort();
+        format!("{t:?} is not legal here; legal moves: {}", sans.join(" "))
+    };
+    if let Ok(u @ shakmaty::uci::UciMove::Normal { .. }) = t.parse::<shakmaty::uci::UciMove>() {
+        return u.to_move(pos).map_err(|_| illegal());
+    }
+    match t.parse::<San>() {
+        Ok(san @ San::Normal { .. }) => match san.to_move(pos) {
+            Ok(m) => Ok(m),
+            Err(shakmaty::san::SanError::AmbiguousSan) => Err(format!("{t:?} is ambiguous")),
+            Err(_) => Err(illegal()),
+        },
+        // Castling, drops and null moves are no antichess moves.
+        _ => Err(format!("{t:?} is not a move in UCI or SAN")),
+    }
 }

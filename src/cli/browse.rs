@@ -4,8 +4,9 @@ use super::values;
 use super::{EXIT_ERROR, EXIT_OK};
 use crate::fsutil::files_with_ext;
 use crate::rules::{Color, Rules};
-use crate::web::source::{Forest, ProofSource, RecordSource, TreeSource};
+use crate::web::source::{Forest, ProofSource, RecordSource, SourceError, TreeSource};
 use crate::web::view;
+use crate::wintree::WinTreeError;
 use anyhow::Context;
 use clap::Args;
 use std::io::Write;
@@ -35,7 +36,7 @@ pub struct SourceArgs {
 }
 
 fn sidecar_winner(tree: &Path) -> Option<Color> {
-    let text = std::fs::read_to_string(tree.with_extension("json")).ok()?;
+    let text = crate::fsutil::read_regular_to_string(&tree.with_extension("json")).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     v.get("winner")?.as_str()?.parse().ok()
 }
@@ -60,13 +61,20 @@ impl SourceArgs {
         let mut sources: Vec<Box<dyn ProofSource>> = Vec::new();
         for t in &trees {
             let winner = self.winner.or_else(|| sidecar_winner(t));
-            let s = TreeSource::open(t, self.rules, winner)
-                .with_context(|| format!("opening win-tree file {}", t.display()))?;
+            // Each error says the path once: I/O and store errors name it
+            // already.
+            let s = TreeSource::open(t, self.rules, winner).map_err(|e| match e {
+                SourceError::WinTree(e @ WinTreeError::Io { .. }) => anyhow::Error::new(e),
+                SourceError::WinTree(e) => anyhow::anyhow!("{}: {e}", t.display()),
+                e => anyhow::anyhow!("{}: {e}", t.display()),
+            })?;
             sources.push(Box::new(s));
         }
         for d in &self.db {
-            let s = RecordSource::open_store(d, self.rules)
-                .with_context(|| format!("opening proof store {}", d.display()))?;
+            let s = RecordSource::open_store(d, self.rules).map_err(|e| match e {
+                SourceError::Store(e) => e.naming(d),
+                e => anyhow::anyhow!("{}: {e}", d.display()),
+            })?;
             sources.push(Box::new(s));
         }
         Ok(if sources.len() == 1 {
@@ -94,12 +102,7 @@ pub struct BrowseArgs {
 /// Runs `antiproof browse`.
 pub fn run(args: BrowseArgs) -> anyhow::Result<u8> {
     let source = args.source.open()?;
-    let moves: Vec<String> = args
-        .moves
-        .iter()
-        .flat_map(|m| view::parse_moves(m))
-        .collect();
-    let v = match view::view(&*source, args.source.rules, &moves) {
+    let v = match view::view(&*source, args.source.rules, &args.moves) {
         Ok(v) => v,
         Err(e) if e.is_bad_request() => {
             eprintln!("antiproof: error: {e}");

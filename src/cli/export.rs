@@ -171,14 +171,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
         None
     };
     let (root, line) = start
-        .play_line(
-            &args
-                .moves
-                .iter()
-                .flat_map(|s| crate::rules::split_line(s))
-                .collect::<Vec<_>>(),
-        )
-        .map_err(|e| anyhow::anyhow!("bad line: {e}"))?;
+        .play_line(&args.moves)
+        .map_err(|e| anyhow::anyhow!("bad move at {e}"))?;
     let winner = match args.winner {
         Some(w) => w,
         None => match StoredProof::new(&reader, args.rules).winner_at(&root)? {

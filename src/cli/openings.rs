@@ -5,7 +5,7 @@ use super::EXIT_OK;
 use crate::openings::{Certified, scan_certified, table, verify_entry};
 use clap::Args;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `antiproof openings`.
 #[derive(Args, Debug)]
@@ -15,9 +15,10 @@ pub struct OpeningsArgs {
     #[arg(long)]
     json: bool,
     /// Directory of this project's certified proofs (`*.tree` files with
-    /// `*.json` sidecars).
-    #[arg(long, default_value = "proofs")]
-    proofs: PathBuf,
+    /// `*.json` sidecars), which must exist [default: proofs, read if it
+    /// exists].
+    #[arg(long)]
+    proofs: Option<PathBuf>,
     /// Run the independent checker on every proof file now (instead of
     /// trusting the sidecar's `verified`).
     #[arg(long)]
@@ -45,7 +46,12 @@ fn describe(c: &Certified) -> String {
 
 /// Runs `antiproof openings`.
 pub fn run(args: OpeningsArgs) -> anyhow::Result<u8> {
-    let mut certified = scan_certified(&args.proofs)?;
+    let mut certified = match &args.proofs {
+        Some(dir) => scan_certified(dir)?,
+        // The default: none certified when run away from the project.
+        None if Path::new("proofs").is_dir() => scan_certified(Path::new("proofs"))?,
+        None => Vec::new(),
+    };
     if args.verify {
         for c in &mut certified {
             verify_entry(c)?;
@@ -82,7 +88,10 @@ pub fn run(args: OpeningsArgs) -> anyhow::Result<u8> {
     writeln!(
         out,
         "Certified proofs read from {}/ ({} files).",
-        args.proofs.display(),
+        args.proofs
+            .as_deref()
+            .unwrap_or(Path::new("proofs"))
+            .display(),
         certified.len()
     )?;
     Ok(EXIT_OK)

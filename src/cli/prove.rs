@@ -105,7 +105,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     };
     let (pos, played) = start
         .play_line(&args.moves)
-        .map_err(|e| anyhow!("bad move line: {e}"))?;
+        .map_err(|e| anyhow!("bad move at {e}"))?;
     if let Some(o) = pos.outcome(rules) {
         bail!(
             "the game is already over after the moves given ({o}; FEN {}): nothing to prove",

@@ -181,8 +181,10 @@ fn build(a: BuildArgs) -> anyhow::Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// Every table file of a rule set in a directory.
+/// Every table file of a rule set in a directory, which must exist.
 fn tables_in_dir(dir: &std::path::Path, rules: Rules) -> anyhow::Result<Vec<Material>> {
+    crate::fsutil::existing_dir(dir)
+        .with_context(|| format!("table directory {}", dir.display()))?;
     let suffix = format!(".{}.apt", rules.name());
     let mut v = Vec::new();
     for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
@@ -210,8 +212,16 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
     let dir = a.common.dir();
     let rules = a.common.rules;
     let roots = if a.materials.is_empty() {
-        tables_in_dir(&dir, rules)?
+        let roots = tables_in_dir(&dir, rules)?;
+        if roots.is_empty() {
+            bail!(
+                "no tables of rules {rules} in {d}; build them with `antiproof tables build --dir {d}`",
+                d = dir.display()
+            );
+        }
+        roots
     } else {
+        // A missing directory: each named table "is not built".
         parse_materials(&a.materials)?
     };
     // The closure under successors, smallest first.

@@ -91,11 +91,11 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
                 Err(e) => return Ok(malformed(&args, &e.to_string())),
             };
             let prolog = tree.prolog();
-            let line = if args.moves.is_empty() {
+            let (_, moves) = game::play_line(&start, &args.moves)
+                .map_err(|e| anyhow::anyhow!("bad move at {e}"))?;
+            let line = if moves.is_empty() {
                 Vec::new()
             } else {
-                let (_, moves) = game::play_line(&start, &args.moves)
-                    .map_err(|e| anyhow::anyhow!("bad line: {e}"))?;
                 let codes: Vec<_> = moves.iter().map(game::move_code).collect();
                 let n = prolog.len().min(codes.len());
                 if codes.len() < prolog.len()
@@ -128,7 +128,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
         None => {
             let (_store, reader, _) = open_store(args.db.as_deref())?;
             let (root, moves) = game::play_line(&start, &args.moves)
-                .map_err(|e| anyhow::anyhow!("bad line: {e}"))?;
+                .map_err(|e| anyhow::anyhow!("bad move at {e}"))?;
             let codes: Vec<_> = moves.iter().map(game::move_code).collect();
             let (line, _) = game::san_line(&start, &codes);
             let check = || {
@@ -171,11 +171,9 @@ pub(super) const DEFAULT_DB: &str = "antiproof.redb";
 
 pub(super) fn open_store(db: Option<&Path>) -> anyhow::Result<(Store, StoreReader, PathBuf)> {
     let path = db.map_or_else(|| PathBuf::from(DEFAULT_DB), Path::to_path_buf);
-    let store = Store::open_read_only(&path)
-        .with_context(|| format!("cannot open the proof store {}", path.display()))?;
-    let reader = store
-        .reader()
-        .with_context(|| format!("cannot read the proof store {}", path.display()))?;
+    // Store errors name the path (or are given it here) and the cause once.
+    let store = Store::open_read_only(&path).map_err(|e| e.naming(&path))?;
+    let reader = store.reader().map_err(|e| e.naming(&path))?;
     Ok((store, reader, path))
 }
 

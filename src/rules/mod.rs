@@ -23,7 +23,7 @@ pub use crate::vocab::Rules;
 pub use bitboard::Bitboard;
 pub use fen::{FenError, FenField};
 pub use moves::{MAX_MOVES, Move, MoveList, UciMove};
-pub use notation::{LineError, MoveError, line_san, numbered_san, split_line};
+pub use notation::{LineError, MoveError, line_san, numbered_san};
 pub use outcome::Outcome;
 pub use packed::{PACKED_LEN, PackedError, PackedPosition};
 pub use position::{Position, move_of_code};

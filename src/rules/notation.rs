@@ -7,6 +7,7 @@
 use super::moves::{Move, MoveList, UciMove};
 use super::position::Position;
 use super::types::{Role, Square};
+use crate::vocab::line::{self, TokenError};
 use std::fmt;
 
 /// A move that could not be read or is not legal.
@@ -14,6 +15,8 @@ use std::fmt;
 pub enum MoveError {
     /// Not a move in UCI or SAN syntax.
     Syntax(String),
+    /// A null move (`0000`, `--`): antichess has no passing.
+    NullMove(String),
     /// Well formed, but not a legal move here; the legal moves in SAN.
     Illegal {
         /// The move as given.
@@ -29,6 +32,9 @@ impl fmt::Display for MoveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             MoveError::Syntax(s) => write!(f, "{s:?} is not a move in UCI or SAN"),
+            MoveError::NullMove(s) => {
+                write!(f, "{s:?} is a null move; antichess has no passing")
+            }
             MoveError::Illegal { given, legal } => {
                 if legal.is_empty() {
                     write!(
@@ -202,9 +208,13 @@ impl Position {
     pub fn parse_move(&self, s: &str) -> Result<Move, MoveError> {
         let s = s.trim();
         let legal = self.legal_moves();
-        let illegal = || MoveError::Illegal {
-            given: s.to_string(),
-            legal: legal.iter().map(|m| self.san_with(*m, &legal)).collect(),
+        let illegal = || {
+            let mut sans: Vec<String> = legal.iter().map(|m| self.san_with(*m, &legal)).collect();
+            sans.sort();
+            MoveError::Illegal {
+                given: s.to_string(),
+                legal: sans,
+            }
         };
         if let Some(u) = UciMove::parse(s) {
             return legal
@@ -232,23 +242,31 @@ impl Position {
         found.ok_or_else(illegal)
     }
 
-    /// Plays a line of moves (UCI or SAN, mixed) from this position. The
-    /// error names the 1-based ply, the move and the legal moves there.
+    /// Plays a line of moves (UCI or SAN, mixed) from this position, read
+    /// by [`crate::vocab::line`]: each part may hold several moves
+    /// (white space or commas), move numbers, result marks and annotations
+    /// are dropped, a null move or a bare number is an error. The error
+    /// names the 1-based ply, the move and the legal moves there (sorted).
     pub fn play_line<S: AsRef<str>>(
         &self,
         moves: &[S],
     ) -> Result<(Position, Vec<Move>), LineError> {
         let mut pos = *self;
         let mut played = Vec::with_capacity(moves.len());
-        for (i, s) in moves.iter().enumerate() {
-            match pos.parse_move(s.as_ref()) {
+        for token in line::each(moves) {
+            let parsed = match token {
+                Ok(t) => pos.parse_move(&t),
+                Err(TokenError::NullMove { token, .. }) => Err(MoveError::NullMove(token)),
+                Err(TokenError::NotAMove { token, .. }) => Err(MoveError::Syntax(token)),
+            };
+            match parsed {
                 Ok(m) => {
                     pos.play_unchecked(m);
                     played.push(m);
                 }
                 Err(error) => {
                     return Err(LineError {
-                        ply: i + 1,
+                        ply: played.len() + 1,
                         fen: pos.to_fen(),
                         error,
                     });
@@ -258,28 +276,10 @@ impl Position {
         Ok((pos, played))
     }
 
-    /// Splits a line given as one string (spaces or commas; move numbers
-    /// such as `1.` or `2...` are skipped) and plays it.
+    /// Plays a line given as one string (see [`Position::play_line`]).
     pub fn play_line_str(&self, line: &str) -> Result<(Position, Vec<Move>), LineError> {
-        self.play_line(&split_line(line))
+        self.play_line(&[line])
     }
-}
-
-/// Splits a move line on spaces and commas, dropping move numbers (`1.`,
-/// `12...`) and result marks.
-pub fn split_line(line: &str) -> Vec<String> {
-    line.split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|t| !t.is_empty())
-        .filter_map(|t| {
-            let t = t.trim_start_matches(|c: char| c.is_ascii_digit());
-            let t = t.trim_start_matches('.');
-            if t.is_empty() || matches!(t, "1-0" | "0-1" | "1/2-1/2" | "*") {
-                None
-            } else {
-                Some(t.to_string())
-            }
-        })
-        .collect()
 }
 
 /// The SAN of each move of a line played from `start`.
@@ -365,10 +365,25 @@ mod tests {
     }
 
     #[test]
-    fn split_line_drops_numbers() {
+    fn lines_are_read_by_the_shared_tokenizer() {
+        let p = Position::startpos();
+        let (_, m) = p.play_line(&["1. e3!? d5??", "2.Qg4 0-1"]).unwrap();
+        assert_eq!(m.len(), 3);
+        let e = p.play_line_str("e2e3,d7d5 2.x").unwrap_err();
+        assert_eq!((e.ply, e.error), (3, MoveError::Syntax("x".into())));
+        let e = p.play_line_str("e3 0000 g6").unwrap_err();
         assert_eq!(
-            split_line("1. e3 d5 2.Qg4,Bxg4"),
-            vec!["e3", "d5", "Qg4", "Bxg4"]
+            (e.ply, e.error.clone()),
+            (2, MoveError::NullMove("0000".into()))
         );
+        assert!(
+            e.to_string().starts_with("ply 2: \"0000\" is a null move"),
+            "{e}"
+        );
+        let e = p.play_line_str("1. e3 12 g6").unwrap_err();
+        assert_eq!((e.ply, e.error), (2, MoveError::Syntax("12".into())));
+        // The first error wins, a rules error before a text error.
+        let e = p.play_line_str("e3 e5e4 0000").unwrap_err();
+        assert!(matches!(e.error, MoveError::Illegal { .. }), "{e}");
     }
 }

@@ -50,7 +50,7 @@ impl Prover<'_> {
     pub fn load_tt(&mut self, root: &Position, path: &Path) -> std::io::Result<()> {
         use std::io::{Error, ErrorKind};
         let bad = |m: &str| Error::new(ErrorKind::InvalidData, m.to_string());
-        let mut r = std::io::BufReader::new(std::fs::File::open(path)?);
+        let mut r = std::io::BufReader::new(crate::fsutil::open_regular(path)?);
         let want = self.tt_header(root);
         let mut got = [0u8; TT_HEADER];
         r.read_exact(&mut got).map_err(|e| match e.kind() {

@@ -220,6 +220,31 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+impl StoreError {
+    /// The store's path, when the message names it (a caller adds it
+    /// otherwise, so a message says the path once).
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            StoreError::Open { path, .. }
+            | StoreError::Schema { path, .. }
+            | StoreError::InUse { path }
+            | StoreError::ReadOnly { path }
+            | StoreError::Damaged { path, .. } => Some(path),
+            StoreError::Corrupt(_) | StoreError::Engine(_) => None,
+        }
+    }
+
+    /// The error as the command line reports it: the path once, then the
+    /// cause (`cannot open proof store X: no such file`).
+    pub fn naming(self, path: &Path) -> anyhow::Error {
+        if self.path().is_some() {
+            anyhow::Error::new(self)
+        } else {
+            anyhow::anyhow!("proof store {}: {self}", path.display())
+        }
+    }
+}
+
 fn engine<E: fmt::Display>(e: E) -> StoreError {
     StoreError::Engine(e.to_string())
 }
@@ -283,7 +308,7 @@ fn existing_file(path: &Path) -> Result<(), StoreError> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_file() => Ok(()),
         Ok(m) if m.is_dir() => Err(fail("is a directory, not a proof store file")),
-        Ok(_) => Err(fail("is not a regular file")),
+        Ok(m) => Err(fail(&crate::fsutil::not_regular(m.file_type()).to_string())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(fail("no such file")),
         Err(e) => Err(fail(&e.to_string())),
     }

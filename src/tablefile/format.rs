@@ -39,7 +39,7 @@ use super::index::Layout;
 use super::material::Material;
 use super::{Rules, TableError, Value};
 use memmap2::Mmap;
-use std::fs::{self, File};
+use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -390,7 +390,7 @@ impl Table {
             path: path.to_path_buf(),
             source: e,
         };
-        let f = File::open(path).map_err(io)?;
+        let f = crate::fsutil::open_regular(path).map_err(io)?;
         // SAFETY: table files are written once through a rename and never
         // modified in place; a concurrent truncation by another program
         // would be a misuse of the cache directory.

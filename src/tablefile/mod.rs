@@ -238,14 +238,9 @@ impl fmt::Display for TableError {
     }
 }
 
-impl std::error::Error for TableError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            TableError::Io { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
+// No `source()`: the I/O cause is already in the message (a chain would
+// print it twice).
+impl std::error::Error for TableError {}
 
 /// Something that hands out tables by canonical material.
 pub trait TableSource {

@@ -148,7 +148,7 @@ impl Records {
     pub fn load(dir: &Path) -> io::Result<Records> {
         let path = dir.join(RECORD_FILE);
         let mut map = HashMap::new();
-        match std::fs::read_to_string(&path) {
+        match crate::fsutil::read_regular_to_string(&path) {
             Ok(text) => {
                 for line in text.lines() {
                     if let Some(((rules, material), r)) = parse_line(line) {

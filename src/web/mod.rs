@@ -97,8 +97,7 @@ impl App {
     }
 
     fn api(&self, moves: &str) -> Response {
-        let moves = view::parse_moves(moves);
-        match view::view(&*self.source, self.rules, &moves) {
+        match view::view(&*self.source, self.rules, &[moves]) {
             Ok(v) => {
                 let mut r = Response::new(200, JSON, v.json());
                 r.headers.push(("Access-Control-Allow-Origin", "*".into()));
@@ -110,8 +109,7 @@ impl App {
     }
 
     fn page(&self, moves: &str) -> Response {
-        let moves = view::parse_moves(moves);
-        match view::view(&*self.source, self.rules, &moves) {
+        match view::view(&*self.source, self.rules, &[moves]) {
             Ok(v) => Response::new(200, HTML, page::page(&v, &self.source.name())),
             Err(e) => Response::new(
                 if e.is_bad_request() { 400 } else { 500 },

@@ -85,8 +85,10 @@ pub enum SourceError {
 impl fmt::Display for SourceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // These name the file and the cause already.
+            SourceError::WinTree(e @ WinTreeError::Io { .. }) => write!(f, "{e}"),
+            SourceError::Store(e) => write!(f, "{e}"),
             SourceError::WinTree(e) => write!(f, "win-tree file: {e}"),
-            SourceError::Store(e) => write!(f, "proof store: {e}"),
             SourceError::IllegalMove { source, mv, fen } => {
                 write!(f, "{source}: stored move {mv} is not legal in {fen}")
             }

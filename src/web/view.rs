@@ -2,7 +2,8 @@
 //! endpoint and the page are all drawn from.
 
 use super::source::{Child, Lookup, ProofSource, SourceError};
-use crate::rules::{Color, LineError, Move, Outcome, Position, Rules, line_san, split_line};
+use crate::rules::{Color, LineError, Move, Outcome, Position, Rules, line_san};
+use crate::vocab::line;
 use serde::Serialize;
 use std::fmt;
 use std::fmt::Write as _;
@@ -159,19 +160,18 @@ pub struct ApiMove {
     pub nodes: u64,
 }
 
-/// Splits a move list (spaces or commas; move numbers skipped).
-pub fn parse_moves(text: &str) -> Vec<String> {
-    split_line(text)
-}
-
-/// Plays `moves` (UCI or SAN) from the start position and asks the source.
+/// Plays `moves` from the start position and asks the source. Each part
+/// may hold several moves (UCI or SAN), read as every command reads a
+/// line ([`crate::vocab::line`]: white space or commas, move numbers,
+/// results and annotations dropped, null moves and bare numbers refused).
 pub fn view<S: AsRef<str>>(
     source: &dyn ProofSource,
     rules: Rules,
     moves: &[S],
 ) -> Result<NodeView, ViewError> {
-    if moves.len() > MAX_PLIES {
-        return Err(ViewError::TooLong(moves.len()));
+    let plies = line::each(moves).take_while(Result::is_ok).count();
+    if plies > MAX_PLIES {
+        return Err(ViewError::TooLong(plies));
     }
     let start = Position::startpos();
     let (pos, line) = start.play_line(moves).map_err(ViewError::Line)?;
@@ -364,6 +364,13 @@ mod tests {
         let long = vec!["g1f3"; MAX_PLIES + 1];
         let e = view(&empty(), Rules::International, &long).unwrap_err();
         assert!(matches!(e, ViewError::TooLong(_)));
-        assert_eq!(parse_moves("1. e3 d5, 2.Qg4"), ["e3", "d5", "Qg4"]);
+        let v = view(&empty(), Rules::International, &["1. e3 d5, 2.Qg4!"]).unwrap();
+        assert_eq!(v.numbered(), "1. e3 d5 2. Qg4");
+        let e = view(&empty(), Rules::International, &["e3 0000"]).unwrap_err();
+        assert!(e.is_bad_request());
+        assert!(
+            e.to_string().contains("ply 2: \"0000\" is a null move"),
+            "{e}"
+        );
     }
 }

@@ -166,14 +166,10 @@ impl fmt::Display for WinTreeError {
     }
 }
 
-impl std::error::Error for WinTreeError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            WinTreeError::Io { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
+// No `source()`: the I/O cause is already in the message (a chain would
+// print it twice: "...: No such file or directory: No such file or
+// directory").
+impl std::error::Error for WinTreeError {}
 
 #[cfg(test)]
 mod tests;

@@ -151,11 +151,9 @@ impl<'a> WinTree<'a> {
             path: path.to_path_buf(),
             source,
         };
-        let file = std::fs::File::open(path).map_err(io)?;
+        // A FIFO, a device or a directory is refused before it is opened.
+        let file = crate::fsutil::open_regular(path).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
-        if !meta.is_file() {
-            return Err(io(std::io::Error::other("not a regular file")));
-        }
         if meta.len() == 0 {
             return Err(WinTreeError::TooShort { len: 0 });
         }

@@ -1,0 +1,205 @@
+//! Paths that are not what a command expects: FIFOs, directories and
+//! devices where a file is read (refused at once, never waited on),
+//! missing or empty directories, a missing `TMPDIR` for `demo`; and the
+//! messages of I/O errors, which say the path and the cause once.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs antiproof with `env` set; the exit code and stderr. Fails the test
+/// (after killing the process) if it runs 60 s: a FIFO read would block.
+fn run_env(args: &[&str], env: &[(&str, &Path)]) -> (Option<i32>, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_antiproof"));
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("antiproof {args:?} did not finish in 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn run(args: &[&str]) -> (Option<i32>, String) {
+    run_env(args, &[])
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("antiproof-files-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn mkfifo(p: &Path) {
+    let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+#[test]
+fn fifos_directories_and_devices_are_refused_at_once() {
+    let d = temp_dir("fifo");
+    let fifo = d.join("proof.tree");
+    mkfifo(&fifo);
+    let f = fifo.to_str().unwrap();
+    let dir = d.to_str().unwrap();
+    for args in [
+        vec!["verify", "--tree", f],
+        vec!["browse", "--tree", f],
+        vec!["verify", "--tree", "/dev/null"],
+        vec!["verify", "--tree", dir],
+        vec!["browse", "--tree", dir],
+        vec!["verify", "--db", f],
+        vec!["browse", "--db", f],
+        vec!["export", "--db", f, "-o", "/nonexistent-dir/x.tree"],
+    ] {
+        let (code, err) = run(&args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        let path = args[2];
+        assert!(
+            err.contains(path) && err.contains("not a regular file"),
+            "{args:?}: {err}"
+        );
+    }
+    let (_, err) = run(&["verify", "--tree", f]);
+    assert_eq!(
+        err,
+        format!("antiproof: error: cannot read win-tree file {f}: not a regular file (a FIFO)\n")
+    );
+    let (_, err) = run(&["verify", "--tree", dir]);
+    assert!(err.contains("(a directory)"), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn missing_and_empty_directories_are_errors() {
+    let d = temp_dir("dirs");
+    let missing = d.join("missing");
+    let m = missing.to_str().unwrap();
+    let (code, err) = run(&["openings", "--proofs", m]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err, format!("antiproof: error: {m}: no such directory\n"));
+    let (code, err) = run(&["tables", "verify", "--dir", m]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(
+        err,
+        format!("antiproof: error: table directory {m}: no such directory\n")
+    );
+    let (code, err) = run(&["tables", "verify", "--dir", m, "KvK"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("not built"), "{err}");
+    let empty = d.to_str().unwrap();
+    for rules in ["international", "fics"] {
+        let (code, err) = run(&["tables", "verify", "--dir", empty, "--rules", rules]);
+        assert_eq!(code, Some(2), "{err}");
+        assert_eq!(
+            err,
+            format!(
+                "antiproof: error: no tables of rules {rules} in {empty}; \
+                 build them with `antiproof tables build --dir {empty}`\n"
+            )
+        );
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn io_errors_say_the_path_and_the_cause_once() {
+    let d = temp_dir("messages");
+    let missing = d.join("missing.redb");
+    let m = missing.to_str().unwrap();
+    for cmd in ["verify", "browse", "export"] {
+        let (code, err) =
+            run(&[cmd, "--db", m, "-o", "/dev/null"][..if cmd == "export" { 5 } else { 3 }]);
+        assert_eq!(code, Some(2), "{cmd}: {err}");
+        assert_eq!(
+            err,
+            format!("antiproof: error: cannot open proof store {m}: no such file\n"),
+            "{cmd}"
+        );
+    }
+    let tree = d.join("missing.tree");
+    let t = tree.to_str().unwrap();
+    for cmd in ["verify", "browse"] {
+        let (code, err) = run(&[cmd, "--tree", t]);
+        assert_eq!(code, Some(2), "{cmd}: {err}");
+        assert!(
+            err.starts_with(&format!(
+                "antiproof: error: cannot read win-tree file {t}: "
+            )),
+            "{cmd}: {err}"
+        );
+        assert_eq!(err.matches("os error 2").count(), 1, "{cmd}: {err}");
+    }
+    // Not a store at all: the path once, the engine's words once.
+    let junk = d.join("junk.redb");
+    std::fs::write(&junk, vec![0x5a; 4096]).unwrap();
+    let j = junk.to_str().unwrap();
+    for cmd in ["verify", "browse"] {
+        let (code, err) = run(&[cmd, "--db", j]);
+        assert_eq!(code, Some(2), "{cmd}: {err}");
+        assert_eq!(err.matches(j).count(), 1, "{cmd}: {err}");
+        assert_eq!(err.matches("proof store").count(), 1, "{cmd}: {err}");
+    }
+    // A file too short to be a win-tree: the path once, "win-tree" once.
+    let short = d.join("short.tree");
+    std::fs::write(&short, b"x").unwrap();
+    let s = short.to_str().unwrap();
+    let (code, err) = run(&["browse", "--tree", s]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "antiproof: error: {s}: win-tree file has 1 bytes, less than the 6-byte root record\n"
+        )
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn demo_never_creates_tmpdir_and_removes_its_own_directory() {
+    let d = temp_dir("demo");
+    let missing = d.join("no-such-tmp");
+    let (code, err) = run_env(&["demo"], &[("TMPDIR", &missing)]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{} (TMPDIR)", missing.display())),
+        "{err}"
+    );
+    assert!(!missing.exists(), "demo created TMPDIR");
+    let tmp = d.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let (code, err) = run_env(&["demo"], &[("TMPDIR", &tmp)]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "demo left files"
+    );
+    // A failing demo (a bad line) removes its directory too.
+    let (code, err) = run_env(&["demo", "e3", "0000"], &[("TMPDIR", &tmp)]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("null move"), "{err}");
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "demo left files"
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
