@@ -152,11 +152,11 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
     let db = args
         .db
         .clone()
-        .unwrap_or_else(|| PathBuf::from(super::verify::DEFAULT_DB));
+        .unwrap_or_else(|| PathBuf::from(super::DEFAULT_DB));
     let mut inputs = vec![db.as_path()];
     inputs.extend(args.tables.as_deref());
     super::refuse_input_as_output(&args.output, &inputs)?;
-    let (_store, reader, path) = super::verify::open_store(Some(&db))?;
+    let (_store, reader, path) = super::open_store(Some(&db))?;
     let start = match &args.fen {
         Some(f) => Position::from_fen(f).with_context(|| format!("reading --fen {f:?}"))?,
         None => Position::startpos(),

@@ -144,3 +144,23 @@ pub(crate) fn refuse_input_as_output(output: &Path, inputs: &[&Path]) -> anyhow:
     }
     Ok(())
 }
+
+/// The store read when `--db` is not given.
+pub(crate) const DEFAULT_DB: &str = "antiproof.redb";
+
+/// Opens the proof store `db` (default: [`DEFAULT_DB`] in the current
+/// directory) for reading, as `verify` and `export` do: the store, a read
+/// transaction on it and the path opened.
+pub(crate) fn open_store(
+    db: Option<&std::path::Path>,
+) -> anyhow::Result<(
+    crate::store::Store,
+    crate::store::StoreReader,
+    std::path::PathBuf,
+)> {
+    let path = db.map_or_else(|| std::path::PathBuf::from(DEFAULT_DB), |p| p.to_path_buf());
+    // Store errors name the path (or are given it here) and the cause once.
+    let store = crate::store::Store::open_read_only(&path).map_err(|e| e.naming(&path))?;
+    let reader = store.reader().map_err(|e| e.naming(&path))?;
+    Ok((store, reader, path))
+}

@@ -4,13 +4,12 @@
 use super::values;
 use super::{EXIT_NO, EXIT_OK};
 use crate::check::{self, Rules, TreeOptions, Verdict, game};
-use crate::store::{Store, StoreReader};
 use crate::wintree::{WinTree, WinTreeError};
 use anyhow::Context;
 use clap::Args;
 use shakmaty::variant::Antichess;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Arguments of `antiproof verify`.
 #[derive(Args, Debug)]
@@ -126,7 +125,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
             best
         }
         None => {
-            let (_store, reader, _) = open_store(args.db.as_deref())?;
+            let (_store, reader, _) = super::open_store(args.db.as_deref())?;
             let (root, moves) = game::play_line(&start, &args.moves)
                 .map_err(|e| anyhow::anyhow!("bad move at {e}"))?;
             let codes: Vec<_> = moves.iter().map(game::move_code).collect();
@@ -161,20 +160,6 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
         Verdict::Certified => EXIT_OK,
         _ => EXIT_NO,
     })
-}
-
-/// Opens the proof store `db` (default: antiproof.redb in the current
-/// directory) for reading, as `verify` and `export` do: the store, a read
-/// transaction on it and the path opened.
-/// The store read when `--db` is not given.
-pub(super) const DEFAULT_DB: &str = "antiproof.redb";
-
-pub(super) fn open_store(db: Option<&Path>) -> anyhow::Result<(Store, StoreReader, PathBuf)> {
-    let path = db.map_or_else(|| PathBuf::from(DEFAULT_DB), Path::to_path_buf);
-    // Store errors name the path (or are given it here) and the cause once.
-    let store = Store::open_read_only(&path).map_err(|e| e.naming(&path))?;
-    let reader = store.reader().map_err(|e| e.naming(&path))?;
-    Ok((store, reader, path))
 }
 
 /// Reports a file that cannot be parsed at all: rejected.
