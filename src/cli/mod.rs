@@ -10,6 +10,7 @@ mod browse;
 mod demo;
 mod export;
 mod ladder;
+mod obligations;
 mod openings;
 mod perft;
 mod prove;
