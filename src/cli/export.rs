@@ -373,8 +373,13 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
         Err(Broken(why)) => {
             let mut full = line.clone();
             full.extend(ex.path.iter().copied());
+            let what = if file.is_some() {
+                "cannot merge the file's proof with the store's"
+            } else {
+                "the stored proof is broken"
+            };
             eprintln!(
-                "antiproof: the stored proof is broken at {}: {why}",
+                "antiproof: {what} at {}: {why}",
                 crate::rules::numbered_san(&start, &full)
             );
             Ok(EXIT_NO)
