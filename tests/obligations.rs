@@ -288,3 +288,68 @@ fn bad_obligations_files_are_usage_errors_naming_the_line() {
         assert!(err.contains(line), "{name}: {err}");
     }
 }
+
+#[test]
+fn obligations_disproven_or_stopped() {
+    let dir = temp_dir("obligations-exits");
+    let db = dir.join("s.redb");
+    let db_s = db.to_str().unwrap();
+    let head = "# antiproof obligations\n# rules: international\n# winner: white\n";
+    // White must take the last black piece and loses: disproven (exit 1,
+    // named by its line); the other position is still proven.
+    let lost = dir.join("lost.epd");
+    std::fs::write(
+        &lost,
+        format!("{head}8/8/8/8/8/8/1p6/K7 w - -\n8/8/8/8/8/8/1P6/k7 b - -\n"),
+    )
+    .unwrap();
+    let (rc, out, err) = antiproof(&[
+        "prove",
+        "--db",
+        db_s,
+        "--obligations",
+        lost.to_str().unwrap(),
+        "--memory",
+        "16M",
+    ]);
+    assert_eq!(rc, 1, "{out}{err}");
+    assert!(
+        out.contains("disproven (not certified): line(s) 4"),
+        "{out}"
+    );
+    assert!(out.contains("proven     line 5"), "{out}");
+    // A limit stops the run: exit 3, resumable.
+    let big = dir.join("big.epd");
+    std::fs::write(
+        &big,
+        format!("{head}rnbqkbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR b - -\n"),
+    )
+    .unwrap();
+    let (rc, out, err) = antiproof(&[
+        "prove",
+        "--db",
+        db_s,
+        "--obligations",
+        big.to_str().unwrap(),
+        "--memory",
+        "16M",
+        "--limit",
+        "200 nodes",
+        "--json",
+    ]);
+    assert_eq!(rc, 3, "{out}{err}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(j["result"], "stopped");
+    assert_eq!(j["stopped_at_line"], 4);
+    // --winner against the header: a usage error.
+    let (rc, _, err) = antiproof(&[
+        "prove",
+        "--db",
+        db_s,
+        "--obligations",
+        big.to_str().unwrap(),
+        "--winner",
+        "black",
+    ]);
+    assert_eq!(rc, 2, "{err}");
+}

@@ -605,6 +605,14 @@ impl fmt::Display for Report {
                         self.open.len() - OPEN_NAMED
                     )?;
                 }
+                if let Some((dir, m)) = &self.tables_missing {
+                    writeln!(
+                        f,
+                        "missing:     tables {} are not in {dir} (leaves of 4 men or fewer are \
+                         open without them)",
+                        m.join(", ")
+                    )?;
+                }
             }
             Verdict::Rejected(r) => writeln!(f, "REJECTED {r}")?,
         }
