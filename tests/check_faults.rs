@@ -472,6 +472,7 @@ fn fics_only_wins_rejected_under_international() {
             threads: Some(1),
             line: Vec::new(),
             tables: None,
+            open_leaves: false,
         };
         assert_eq!(verdict(&bytes, &fics), None, "{}", pos.to_fen());
         let intl = TreeOptions {

@@ -14,11 +14,12 @@ use antiproof::rules::{Color, Rules};
 use antiproof::store::{self, Store};
 use common::{Rng, temp_dir};
 
-/// Runs the binary; panics unless it exits 0, 1 or 2.
+/// Runs the binary; panics unless it exits 0, 1, 2 or 4 (a damaged leaf
+/// can be an open one).
 fn run_ok(what: &str, args: &[&str]) -> (i32, String, String) {
     let (code, out, err) = common::antiproof(args);
     assert!(
-        matches!(code, 0..=2),
+        matches!(code, 0..=2 | 4),
         "{what}: `antiproof {}` exited {code} (a panic is 101, a signal -1): {out}{err}",
         args.join(" ")
     );

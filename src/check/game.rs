@@ -151,6 +151,28 @@ pub fn fen(pos: &Antichess) -> String {
     Fen::from_position(pos, EnPassantMode::Legal).to_string()
 }
 
+/// The EPD of a position: placement, side to move, castling (`-` in
+/// antichess), en-passant square only when an en-passant capture is legal.
+pub fn epd(pos: &Antichess) -> String {
+    shakmaty::fen::Epd::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// Plays move codes from `root` and writes them in UCI, one string a move;
+/// stops at the first code that is not a legal move.
+pub fn uci_line(root: &Antichess, codes: &[MoveCode]) -> Vec<String> {
+    let mut pos = root.clone();
+    let mut out = Vec::with_capacity(codes.len());
+    for &code in codes {
+        let legal = pos.legal_moves();
+        let Some((_, m)) = find_move(&legal, code) else {
+            break;
+        };
+        out.push(m.to_uci(shakmaty::CastlingMode::Standard).to_string());
+        pos.play_unchecked(m);
+    }
+    out
+}
+
 /// Plays move codes from `root` and writes them in numbered SAN
 /// (`1. e3 d5 2. Qg4`); stops at the first code that is not a legal move
 /// and writes it in UCI with a `?`. Returns the line and the position

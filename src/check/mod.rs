@@ -295,8 +295,30 @@ pub enum Verdict {
         /// Leaves of 4 men or fewer that are not finished games.
         table_leaves: u64,
     },
+    /// Sound as far as it goes, but leaves are *open* (only when
+    /// [`TreeOptions::open_leaves`] is set): not finished games and not
+    /// scored by a certified endgame table. They are listed in
+    /// [`Report::open`]; proving them discharges the proof.
+    Open {
+        /// Distinct open positions.
+        open_leaves: u64,
+    },
     /// The proof is wrong.
     Rejected(Box<Rejection>),
+}
+
+/// An open leaf (see [`Verdict::Open`]): a position the proof still owes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenLeaf {
+    /// The position as EPD: placement, side to move, castling (always
+    /// `-`), en-passant square only when an en-passant capture is legal.
+    pub epd: String,
+    /// The moves from the start position (the file's prolog included), UCI.
+    pub line: Vec<String>,
+    /// The same line in numbered SAN.
+    pub san: String,
+    /// The leaf's node (the first one in file order holding the position).
+    pub node: u32,
 }
 
 /// Leaves by how the game ended.
@@ -439,7 +461,13 @@ pub struct Report {
     /// Tables that leaves needed but the table directory lacks (the
     /// directory and the canonical materials); those leaves are unscored.
     pub tables_missing: Option<(String, Vec<String>)>,
+    /// The open leaves, each distinct position once, in file order (see
+    /// [`Verdict::Open`]).
+    pub open: Vec<OpenLeaf>,
 }
+
+/// Open leaves named in a report's text and JSON.
+pub const OPEN_NAMED: usize = 5;
 
 impl Report {
     /// The report of a check begun at `t0` of the proof below `root`
@@ -465,6 +493,7 @@ impl Report {
             verdict: Verdict::Certified,
             tables: None,
             tables_missing: None,
+            open: Vec::new(),
         }
     }
 
@@ -483,6 +512,7 @@ impl Report {
         let (verdict, rejection, tables) = match &self.verdict {
             Verdict::Certified => ("certified", None, 0),
             Verdict::NotCertified { table_leaves } => ("not certified", None, *table_leaves),
+            Verdict::Open { .. } => ("open", None, self.leaves.tables_unscored),
             Verdict::Rejected(r) => ("rejected", Some(r), 0),
         };
         serde_json::json!({
@@ -500,6 +530,12 @@ impl Report {
                 "endgame_tables": self.leaves.tables,
             },
             "table_leaves": tables,
+            "open_leaves": self.open.len(),
+            "open": self.open.iter().take(OPEN_NAMED).map(|o| serde_json::json!({
+                "epd": o.epd,
+                "line": o.line.join(" "),
+                "node": o.node,
+            })).collect::<Vec<_>>(),
             "tables_missing": self.tables_missing.as_ref().map(|(dir, m)| serde_json::json!({
                 "dir": dir,
                 "materials": m,
@@ -550,6 +586,31 @@ impl fmt::Display for Report {
                         m.join(", "),
                         self.rules,
                         m.join(" ")
+                    )?;
+                }
+            }
+            Verdict::Open { open_leaves } => {
+                writeln!(
+                    f,
+                    "OPEN: sound so far, but {open_leaves} distinct leaves are open \
+                     (not finished games, not scored by endgame tables)"
+                )?;
+                for o in self.open.iter().take(OPEN_NAMED) {
+                    writeln!(f, "open:        {} (line: {})", o.epd, o.line.join(" "))?;
+                }
+                if self.open.len() > OPEN_NAMED {
+                    writeln!(
+                        f,
+                        "open:        ... and {} more (all of them: verify --obligations FILE)",
+                        self.open.len() - OPEN_NAMED
+                    )?;
+                }
+                if let Some((dir, m)) = &self.tables_missing {
+                    writeln!(
+                        f,
+                        "missing:     tables {} are not in {dir} (leaves of 4 men or fewer are \
+                         open without them)",
+                        m.join(", ")
                     )?;
                 }
             }

@@ -18,7 +18,7 @@ use crate::rules::{Color, Move, Position, Rules};
 use crate::store::{Key, StoreReader};
 use crate::stored::{Node, StoredProof};
 use crate::tables::{Tables, Value};
-use crate::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
+use crate::wintree::{MoveCode, NodeKind, ProofDag, WinTree, WriteOptions, write_tree};
 use anyhow::Context;
 use clap::Args;
 use std::collections::HashMap;
@@ -56,6 +56,15 @@ pub struct ExportArgs {
     /// the tables (needs --tables): the file then needs no tables.
     #[arg(long, requires = "tables")]
     expand_tables: bool,
+    /// Merge: write this win-tree file's proof with each open leaf (a leaf
+    /// that is not a finished game, such as those `verify --tree FILE
+    /// --obligations OUT` lists) replaced by its proof from the store
+    /// (`prove --obligations OUT`), positions shared. Leaves of 4 men or
+    /// fewer without a record stay table leaves (or are expanded with
+    /// --expand-tables). A store lacking a proof of an open leaf: exit 1,
+    /// no file written.
+    #[arg(long, value_name = "FILE", conflicts_with = "moves")]
+    tree: Option<PathBuf>,
     /// The line from the start position (UCI or SAN); it becomes the
     /// file's prolog.
     moves: Vec<String>,
@@ -76,6 +85,8 @@ struct Exporter<'r> {
     expand: Option<&'r Tables>,
     /// Positions written from the tables.
     expanded: u64,
+    /// Open leaves of a merged win-tree file replaced by stored proofs.
+    grafted: u64,
 }
 
 impl Exporter<'_> {
@@ -145,6 +156,73 @@ impl Exporter<'_> {
         self.ids.insert(key, (id, true));
         Ok(Ok(id))
     }
+
+    /// Adds the win-tree file's subtree at `slot` (position `pos`) to the
+    /// DAG with its moves as in the file; each leaf that is not a finished
+    /// game (an open leaf) gets its proof from the store ([`Self::visit`]).
+    /// Positions already added are shared.
+    fn graft(
+        &mut self,
+        tree: &WinTree,
+        slot: u32,
+        pos: &Position,
+    ) -> anyhow::Result<Result<usize, Broken>> {
+        let key = pos.pack().0;
+        if let Some(&(id, done)) = self.ids.get(&key) {
+            if !done {
+                return Ok(Err(Broken("the file's proof repeats a position".into())));
+            }
+            return Ok(Ok(id));
+        }
+        let slot = tree.resolve(slot)?;
+        let node = tree.node(slot)?;
+        match node.kind {
+            NodeKind::Unsolved => Ok(Err(Broken(format!(
+                "node {slot} is unsolved (a partial proof)"
+            )))),
+            NodeKind::Leaf if pos.outcome(self.proof.rules()).is_some() => {
+                let id = self.dag.add_node();
+                self.ids.insert(key, (id, true));
+                Ok(Ok(id))
+            }
+            NodeKind::Leaf => {
+                let stored = self.proof.winner_at(pos)? == Some(self.winner);
+                if pos.men() > 4 && !stored {
+                    return Ok(Err(Broken(format!(
+                        "the store holds no proof of the open leaf {} (node {slot}) for {}",
+                        pos.to_epd(),
+                        self.winner.to_string().to_lowercase()
+                    ))));
+                }
+                self.grafted += stored as u64;
+                self.visit(pos)
+            }
+            NodeKind::Inner | NodeKind::Transposition { .. } => {
+                let id = self.dag.add_node();
+                self.ids.insert(key, (id, false));
+                for child in tree.children(slot)? {
+                    let child = child?;
+                    let code = child.mv.unwrap_or(MoveCode::NULL);
+                    let Some(m) = crate::rules::move_of_code(pos, code) else {
+                        return Ok(Err(Broken(format!(
+                            "the file's move {} (node {}) is not legal",
+                            code.uci(),
+                            child.index
+                        ))));
+                    };
+                    self.path.push(m);
+                    let c = match self.graft(tree, child.index, &pos.play(m))? {
+                        Ok(c) => c,
+                        Err(b) => return Ok(Err(b)),
+                    };
+                    self.path.pop();
+                    self.dag.add_edge(id, m.watkins_code(), c);
+                }
+                self.ids.insert(key, (id, true));
+                Ok(Ok(id))
+            }
+        }
+    }
 }
 
 /// Runs `antiproof export`.
@@ -155,6 +233,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
         .unwrap_or_else(|| PathBuf::from(super::DEFAULT_DB));
     let mut inputs = vec![db.as_path()];
     inputs.extend(args.tables.as_deref());
+    inputs.extend(args.tree.as_deref());
     super::refuse_input_as_output(&args.output, &inputs)?;
     let (_store, reader, path) = super::open_store(Some(&db))?;
     let start = match &args.fen {
@@ -170,12 +249,41 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
     } else {
         None
     };
-    let (root, line) = start
-        .play_line(&args.moves)
-        .map_err(|e| anyhow::anyhow!("bad move at {e}"))?;
-    let winner = match args.winner {
-        Some(w) => w,
-        None => match StoredProof::new(&reader, args.rules).winner_at(&root)? {
+    let file = match &args.tree {
+        Some(p) => {
+            Some(WinTree::open(p).with_context(|| format!("reading --tree {}", p.display()))?)
+        }
+        None => None,
+    };
+    let (root, line) = match &file {
+        Some(t) => {
+            let mut pos = start;
+            let mut line = Vec::new();
+            for code in t.prolog() {
+                let m = crate::rules::move_of_code(&pos, code).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "the prolog of the --tree file has an illegal move {}",
+                        code.uci()
+                    )
+                })?;
+                pos = pos.play(m);
+                line.push(m);
+            }
+            (pos, line)
+        }
+        None => start
+            .play_line(&args.moves)
+            .map_err(|e| anyhow::anyhow!("bad move at {e}"))?,
+    };
+    let winner = match (args.winner, &file) {
+        (Some(w), _) => w,
+        // The side whose nodes have one child: the root's side when the
+        // root has one.
+        (None, Some(t)) => match t.children(0)?.count() {
+            1 => root.turn(),
+            _ => !root.turn(),
+        },
+        (None, None) => match StoredProof::new(&reader, args.rules).winner_at(&root)? {
             Some(w) => w,
             None => {
                 eprintln!(
@@ -201,8 +309,12 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
                     path: Vec::new(),
                     expand: tables.as_ref(),
                     expanded: 0,
+                    grafted: 0,
                 };
-                let r = ex.visit(&root);
+                let r = match &file {
+                    Some(t) => ex.graft(t, 0, &root),
+                    None => ex.visit(&root),
+                };
                 (r, ex)
             })
             .expect("spawn export thread")
@@ -225,7 +337,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
             let mut out = std::io::stdout().lock();
             writeln!(
                 out,
-                "wrote {}: rules {}, winner {}, {} positions, {} node slots ({} transpositions), {} size entries, {} bytes{}",
+                "wrote {}: rules {}, winner {}, {} positions, {} node slots ({} transpositions), {} size entries, {} bytes{}{}",
                 args.output.display(),
                 args.rules,
                 winner,
@@ -234,6 +346,11 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
                 w.transpositions,
                 w.sizes.len(),
                 w.bytes.len(),
+                if ex.grafted > 0 {
+                    format!(", {} open leaves replaced by stored proofs", ex.grafted)
+                } else {
+                    String::new()
+                },
                 if ex.table_leaves > 0 {
                     format!(", {} leaves rest on endgame tables", ex.table_leaves)
                 } else if ex.expanded > 0 {
@@ -250,8 +367,13 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
         Err(Broken(why)) => {
             let mut full = line.clone();
             full.extend(ex.path.iter().copied());
+            let what = if file.is_some() {
+                "cannot merge the file's proof with the store's"
+            } else {
+                "the stored proof is broken"
+            };
             eprintln!(
-                "antiproof: the stored proof is broken at {}: {why}",
+                "antiproof: {what} at {}: {why}",
                 crate::rules::numbered_san(&start, &full)
             );
             Ok(EXIT_NO)

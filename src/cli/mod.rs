@@ -10,6 +10,7 @@ mod browse;
 mod demo;
 mod export;
 mod ladder;
+mod obligations;
 mod openings;
 mod perft;
 mod prove;
@@ -27,6 +28,9 @@ pub const EXIT_NO: u8 = 1;
 pub const EXIT_ERROR: u8 = 2;
 /// Exit code: a limit stopped the run.
 pub const EXIT_LIMIT: u8 = 3;
+/// Exit code: `verify --tree`: sound, but leaves are open (positions the
+/// proof still owes; `--obligations` lists them).
+pub const EXIT_OPEN: u8 = 4;
 
 /// Proves and certifies forced wins in antichess openings.
 #[derive(Parser, Debug)]

@@ -11,7 +11,7 @@ use anyhow::{Context, anyhow, bail};
 use clap::Args;
 use serde::Serialize;
 use std::io::{self, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `antiproof prove`.
 #[derive(Args, Debug)]
@@ -56,6 +56,14 @@ pub struct ProveArgs {
     /// `verify --tables DIR`, or export them with `--expand-tables`.
     #[arg(long, value_name = "DIR")]
     tables: Option<PathBuf>,
+    /// Prove every position of an obligations file (`verify --tree FILE
+    /// --obligations OUT` writes one) for the winner its header names,
+    /// into the store; then `export --tree FILE --db` merges the proofs
+    /// into one certificate. Positions already proven in the store are
+    /// found there. A time limit covers the whole run, a node limit each
+    /// position.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "ladder", "moves"])]
+    obligations: Option<PathBuf>,
     /// Moves from the start position (or --fen), UCI or SAN.
     moves: Vec<String>,
 }
@@ -97,6 +105,9 @@ struct Summary {
 pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     if args.ladder {
         return super::ladder::run(&args);
+    }
+    if let Some(path) = &args.obligations {
+        return run_obligations(&args, path);
     }
     let rules = args.rules;
     let start = match &args.fen {
@@ -206,6 +217,144 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         ProveResult::Proven => super::EXIT_OK,
         ProveResult::Disproven => super::EXIT_NO,
         ProveResult::Stopped => super::EXIT_LIMIT,
+    })
+}
+
+/// `prove --obligations FILE`: proves each position of the file, in
+/// order, for the header's winner. Exit 0 when all are proven, 1 when any
+/// is disproven (the others are still tried), 3 when a limit or a signal
+/// stopped the run (run it again to resume: proven ones are in the store).
+fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
+    let rules = args.rules;
+    let list = super::obligations::read(path, rules)?;
+    let winner = match (args.winner, list.winner) {
+        (Some(a), Some(b)) if a != b => bail!(
+            "--winner {a}, but the obligations of {} are owed for {b}",
+            path.display()
+        ),
+        (Some(a), _) | (None, Some(a)) => a,
+        (None, None) => bail!(
+            "the obligations file {} names no winner (`# winner:` header): give --winner",
+            path.display()
+        ),
+    };
+    let mut limits = Limits::default();
+    if let Some(l) = args.limit {
+        l.apply(&mut limits);
+    }
+    limits.stop = Some(run::stop_flag());
+    let tables = match &args.tables {
+        Some(dir) => {
+            if !dir.is_dir() {
+                bail!("--tables {}: not a directory", dir.display());
+            }
+            Some(crate::tables::Tables::open(dir, rules))
+        }
+        None => None,
+    };
+    let store = Store::open(&args.db)?;
+    let warn = |w: &str| eprintln!("antiproof: warning: {w}");
+    let total = list.positions.len();
+    let (mut proven, mut disproven, mut stopped) = (0usize, Vec::new(), None);
+    let mut results = Vec::new();
+    for (n, pos) in &list.positions {
+        let job = Job {
+            root: *pos,
+            winner,
+            config: Config {
+                rules,
+                tt_bytes: args.memory.bytes(),
+                limits: limits.clone(),
+                checkpoint_size: args.checkpoint_size,
+            },
+            store: &store,
+            db: &args.db,
+            tables: tables.as_ref(),
+        };
+        let report = run::prove(job, None, &warn)?.report;
+        let what = match report.result {
+            ProveResult::Proven => {
+                proven += 1;
+                "proven"
+            }
+            ProveResult::Disproven => {
+                disproven.push(*n);
+                "disproven"
+            }
+            ProveResult::Stopped => "stopped",
+        };
+        results.push(serde_json::json!({
+            "line": n,
+            "epd": pos.to_epd(),
+            "result": what,
+            "nodes": report.nodes,
+            "proof_positions": report.proof_positions,
+        }));
+        if !args.json {
+            println!(
+                "{what:<10} line {n}: {} ({} nodes, {} proof positions)",
+                pos.to_epd(),
+                report.nodes,
+                report.proof_positions
+            );
+        }
+        if report.result == ProveResult::Stopped {
+            stopped = Some(*n);
+            break;
+        }
+    }
+    let result = if !disproven.is_empty() {
+        "disproven"
+    } else if stopped.is_some() {
+        "stopped"
+    } else {
+        "proven"
+    };
+    if args.json {
+        let j = serde_json::json!({
+            "result": result,
+            "obligations": path.display().to_string(),
+            "rules": rules.to_string(),
+            "winner": winner.to_string().to_lowercase(),
+            "positions": total,
+            "proven": proven,
+            "disproven_lines": disproven,
+            "stopped_at_line": stopped,
+            "db": args.db.display().to_string(),
+            "each": results,
+        });
+        println!("{j}");
+    } else {
+        println!(
+            "result:          {proven} of {total} obligations proven for {}{}{}",
+            winner.to_string().to_lowercase(),
+            if disproven.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; disproven (not certified): line(s) {}",
+                    disproven
+                        .iter()
+                        .map(|n| n.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            },
+            match stopped {
+                Some(n) => format!(
+                    "; stopped at line {n} by a limit or a signal (run the same command again to continue)"
+                ),
+                None => String::new(),
+            }
+        );
+        println!("store:           {}", args.db.display());
+    }
+    Ok(if !disproven.is_empty() {
+        super::EXIT_NO
+    } else if stopped.is_some() {
+        super::EXIT_LIMIT
+    } else {
+        super::EXIT_OK
     })
 }
 

@@ -2,14 +2,14 @@
 //! with the independent checker (`crate::check`, shakmaty rules only).
 
 use super::values;
-use super::{EXIT_NO, EXIT_OK};
+use super::{EXIT_NO, EXIT_OK, EXIT_OPEN};
 use crate::check::{self, Rules, TreeOptions, Verdict, game};
 use crate::wintree::{WinTree, WinTreeError};
 use anyhow::Context;
 use clap::Args;
 use shakmaty::variant::Antichess;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `antiproof verify`.
 #[derive(Args, Debug)]
@@ -38,6 +38,13 @@ pub struct VerifyArgs {
     /// Without it such leaves leave the proof not certified.
     #[arg(long, value_name = "DIR")]
     tables: Option<PathBuf>,
+    /// With --tree: write the open leaves (positions that are not
+    /// finished games and not scored by a certified endgame table), each
+    /// distinct position once, to this file as EPD lines with their lines
+    /// from the start (`prove --obligations` proves them). Written unless
+    /// the proof is rejected; exit 4 when there are open leaves.
+    #[arg(long, value_name = "OUT", requires = "tree")]
+    obligations: Option<PathBuf>,
     /// With --tables: ignore the certification records, certify every
     /// table used entry by entry (and record it afresh).
     #[arg(long, requires = "tables")]
@@ -114,6 +121,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
                 threads: args.threads,
                 line,
                 tables: tables.clone(),
+                open_leaves: true,
             };
             let mut best = check::check_tree(&tree, &opts);
             for _ in 1..args.repeat {
@@ -156,10 +164,41 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
     } else {
         writeln!(out, "{report}")?;
     }
+    if let (Some(out), Some(tree)) = (&args.obligations, &args.tree)
+        && !matches!(report.verdict, Verdict::Rejected(_))
+    {
+        write_obligations(out, tree, &report)?;
+    }
     Ok(match report.verdict {
         Verdict::Certified => EXIT_OK,
+        Verdict::Open { .. } => EXIT_OPEN,
         _ => EXIT_NO,
     })
+}
+
+/// The first line of an obligations file (read by `prove --obligations`,
+/// see `super::obligations`).
+const OBLIGATIONS_MAGIC: &str = "# antiproof obligations";
+
+/// Writes the open leaves of `report` (a check of the win-tree file
+/// `tree`) to `out`, atomically: header comment lines naming the file, the
+/// rule set and the winner, then one `EPD ; line: UCI moves` line a
+/// distinct position.
+fn write_obligations(out: &Path, tree: &Path, report: &check::Report) -> anyhow::Result<()> {
+    let mut text = format!(
+        "{}\n# file: {}\n# rules: {}\n# winner: {}\n# root: {}\n# open: {}\n",
+        OBLIGATIONS_MAGIC,
+        tree.display(),
+        report.rules.name(),
+        game::color_name(report.winner),
+        report.root_fen,
+        report.open.len()
+    );
+    for o in &report.open {
+        text.push_str(&format!("{} ; line: {}\n", o.epd, o.line.join(" ")));
+    }
+    crate::fsutil::write_atomic(out, |w| w.write_all(text.as_bytes()))
+        .with_context(|| format!("cannot write the obligations file {}", out.display()))
 }
 
 /// Reports a file that cannot be parsed at all: rejected.

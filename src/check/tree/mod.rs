@@ -19,7 +19,7 @@ mod targets;
 mod walk;
 
 use super::game::{self, KEY_LEN};
-use super::{LeafTables, Reason, Rejection, Report, Rules, Verdict};
+use super::{LeafTables, OpenLeaf, Reason, Rejection, Report, Rules, Verdict};
 use crate::wintree::{MoveCode, Node, WinTree};
 use layout::{follow, infer_winner, path_to};
 use shakmaty::variant::Antichess;
@@ -52,6 +52,11 @@ pub struct TreeOptions {
     /// finished games (see [`super::tables`]); `None`: such leaves make
     /// the proof not certified.
     pub tables: Option<Arc<LeafTables>>,
+    /// Leaves that are not finished games and not scored by a table are
+    /// *open* rather than faults: listed in [`Report::open`], the verdict
+    /// then [`Verdict::Open`]. Off: such a leaf of more than 4 men rejects
+    /// the proof and one of 4 men or fewer leaves it not certified.
+    pub open_leaves: bool,
 }
 
 type Key = [u8; KEY_LEN];
@@ -313,7 +318,36 @@ fn assemble(walker: &Walker, mut acc: Acc, first_region: u32, mut report: Report
         report.verdict = v;
     } else {
         super::finish_tables(&mut report, ctx.opts.tables.as_deref());
+        if !matches!(report.verdict, Verdict::Rejected(_)) && !acc.open.is_empty() {
+            report.open = open_leaves(ctx, std::mem::take(&mut acc.open));
+            report.verdict = Verdict::Open {
+                open_leaves: report.open.len() as u64,
+            };
+        }
     }
     report.elapsed = ctx.t0.elapsed();
     report
+}
+
+/// The open leaves found, `(slot, key)`: each distinct position once (its
+/// first slot), in file order, with its line from the start position.
+fn open_leaves(ctx: &Ctx, mut found: Vec<(u32, Key)>) -> Vec<OpenLeaf> {
+    found.sort_unstable_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
+    found.dedup_by(|a, b| a.1 == b.1);
+    found.sort_unstable_by_key(|&(slot, _)| slot);
+    found
+        .into_iter()
+        .map(|(slot, _)| {
+            let path = path_to(ctx.tree, slot).map(|(p, _)| p).unwrap_or_default();
+            let mut all = ctx.prolog.clone();
+            all.extend_from_slice(&path);
+            let (san, pos) = game::san_line(&ctx.start, &all);
+            OpenLeaf {
+                epd: game::epd(&pos),
+                line: game::uci_line(&ctx.start, &all),
+                san,
+                node: slot,
+            }
+        })
+        .collect()
 }

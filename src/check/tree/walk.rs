@@ -30,6 +30,8 @@ pub(super) struct Acc {
     pub error: Option<(u32, Reason)>,
     /// Reduced-graph edges (from region, to target region, plies).
     pub edges: Vec<(u32, u32, u32)>,
+    /// Open leaves (with [`super::TreeOptions::open_leaves`]): slot, key.
+    pub open: Vec<(u32, Key)>,
 }
 
 impl Acc {
@@ -50,6 +52,7 @@ impl Acc {
             std::mem::swap(&mut self.edges, &mut o.edges);
         }
         self.edges.append(&mut o.edges);
+        self.open.append(&mut o.open);
         self
     }
 }
@@ -188,13 +191,19 @@ impl<'c, 't> Walker<'c, 't> {
             }
             None => {
                 let men = game::men(pos);
+                let open = self.ctx.opts.open_leaves;
                 if men <= 4 {
                     let tables = self.ctx.opts.tables.as_deref();
+                    let unscored = acc.leaves.tables_unscored;
                     if let Err(r) =
                         crate::check::table_leaf(tables, pos, self.winner, &mut acc.leaves)
                     {
                         acc.fail(slot, r);
+                    } else if open && acc.leaves.tables_unscored > unscored {
+                        acc.open.push((slot, game::pack(pos)));
                     }
+                } else if open {
+                    acc.open.push((slot, game::pack(pos)));
                 } else {
                     acc.fail(slot, Reason::NonTerminalLeaf(men));
                 }

@@ -1,0 +1,107 @@
+//! Obligations files: the open leaves of a win-tree file, as
+//! `verify --tree FILE --obligations OUT` writes them and
+//! `prove --obligations` and `export --tree --db` read them.
+//!
+//! ```text
+//! # antiproof obligations
+//! # file: proofs/e3.tree
+//! # rules: international
+//! # winner: white
+//! # root: <FEN of the file's root>
+//! # open: 2
+//! 8/8/8/3k4/8/8/PP6/4K3 w - - ; line: e2e3 b7b5 ...
+//! ```
+//!
+//! Comment lines start with `#`; the `rules` and `winner` headers are
+//! read, others are informative. Every other non-blank line is an EPD
+//! (placement, side to move, castling, en-passant square), optionally
+//! followed by ` ; line: <UCI moves>` (informative).
+
+use crate::rules::{Color, Position, Rules};
+use anyhow::{Context, bail};
+use std::path::Path;
+
+/// An obligations file read and checked.
+pub(super) struct Obligations {
+    /// The rule set the header names, if any.
+    pub rules: Option<Rules>,
+    /// The winner the header names, if any.
+    pub winner: Option<Color>,
+    /// The positions owed: 1-based line number and position.
+    pub positions: Vec<(usize, Position)>,
+}
+
+/// Reads `path` for `rules`: a header naming another rule set, a malformed
+/// line, a position that is illegal or already a finished game is an error
+/// naming the line number.
+pub(super) fn read(path: &Path, rules: Rules) -> anyhow::Result<Obligations> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the obligations file {}", path.display()))?;
+    let at = |n: usize| format!("obligations file {} line {n}", path.display());
+    let mut out = Obligations {
+        rules: None,
+        winner: None,
+        positions: Vec::new(),
+    };
+    for (i, raw) in text.lines().enumerate() {
+        let n = i + 1;
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(comment) = line.strip_prefix('#') {
+            let Some((key, value)) = comment.split_once(':') else {
+                continue;
+            };
+            let value = value.trim();
+            match key.trim() {
+                "rules" => {
+                    let r: Rules = value
+                        .parse()
+                        .map_err(|e| anyhow::anyhow!("{}: {e}", at(n)))?;
+                    if r != rules {
+                        bail!(
+                            "{}: the obligations are for {r} rules, not {rules} (use --rules {r})",
+                            at(n)
+                        );
+                    }
+                    out.rules = Some(r);
+                }
+                "winner" => {
+                    let c: Color = value
+                        .parse()
+                        .map_err(|e| anyhow::anyhow!("{}: {e}", at(n)))?;
+                    out.winner = Some(c);
+                }
+                _ => {}
+            }
+            continue;
+        }
+        let epd = line.split_once(';').map_or(line, |(e, _)| e).trim();
+        let fields: Vec<&str> = epd.split_ascii_whitespace().collect();
+        if fields.len() != 4 {
+            bail!(
+                "{}: {:?} is not an EPD (placement, side, castling, en passant): {} fields",
+                at(n),
+                epd,
+                fields.len()
+            );
+        }
+        let pos =
+            Position::from_epd(epd).map_err(|e| anyhow::anyhow!("{}: {epd:?}: {e}", at(n)))?;
+        // The independent rules library must accept it as legal too.
+        let fen: shakmaty::fen::Fen = format!("{epd} 0 1")
+            .parse()
+            .map_err(|e| anyhow::anyhow!("{}: {epd:?}: {e}", at(n)))?;
+        fen.into_position::<shakmaty::variant::Antichess>(shakmaty::CastlingMode::Standard)
+            .map_err(|e| anyhow::anyhow!("{}: {epd:?} is not a legal position: {e}", at(n)))?;
+        if let Some(o) = pos.outcome(rules) {
+            bail!(
+                "{}: {epd:?}: the game is already over ({o}): nothing to prove",
+                at(n)
+            );
+        }
+        out.positions.push((n, pos));
+    }
+    Ok(out)
+}
