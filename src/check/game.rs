@@ -38,8 +38,8 @@ pub struct End {
 /// move with pieces and no legal move wins under International rules and,
 /// under FICS, wins with fewer pieces, loses with more, draws on equal
 /// counts; under joint rules it wins only where International and FICS
-/// both say so, and any other stalemate is a draw; only bishops that can never meet is a draw (shakmaty's
-/// insufficient material).
+/// both say so, and any other stalemate is a draw; only bishops that can
+/// never meet is a draw (shakmaty's insufficient material).
 pub fn game_end(pos: &Antichess, legal: &MoveList, rules: Rules) -> Option<End> {
     let us = pos.turn();
     let board = pos.board();

@@ -15,8 +15,8 @@
 //! draw has no move to a loss and one to a draw. A position without legal
 //! moves must hold its game end with distance 0 (international: the side to
 //! move wins; FICS: fewer men wins, equal draws, more loses; joint: fewer
-//! men wins, else a draw), and a position with only
-//! bishops that can never meet (shakmaty's insufficient material) a draw.
+//! men wins, else a draw), and a position with only bishops that can never
+//! meet (shakmaty's insufficient material) a draw.
 //! With distances strictly decreasing along the winning lines, these local
 //! checks over all tables involved prove every value exact.
 //!

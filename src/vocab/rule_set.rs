@@ -6,8 +6,9 @@ use std::str::FromStr;
 /// A rule set: how a side to move with men left but no legal move scores
 /// (international: it wins; FICS: fewer men wins, more loses, equal is a
 /// draw; joint: it wins only where both others agree, that is with fewer
-/// men, and any other stalemate is a draw). The game outcome itself is decided by the rules code
-/// (`crate::rules::outcome`) and, independently, by the checker.
+/// men, and any other stalemate is a draw). The game outcome itself is
+/// decided by the rules code (`crate::rules::outcome`) and, independently,
+/// by the checker.
 ///
 /// [`Rules::name`] and [`Rules::code`] are what stored formats hold (store
 /// table names, table file names and headers, saved transposition tables):
