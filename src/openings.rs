@@ -176,7 +176,7 @@ pub struct Certified {
     /// First move of the line, UCI.
     #[serde(skip)]
     pub first: String,
-    /// Rule set (`international` or `fics`).
+    /// Rule set (`international`, `fics` or `joint`).
     pub rules: String,
     /// The winner, if recorded.
     pub winner: Option<String>,

@@ -6,16 +6,16 @@
 
 use antiproof::check::{Rules, TreeOptions, Verdict, check_tree, parse_color};
 use antiproof::wintree::WinTree;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-#[test]
-fn every_file_in_proofs_is_certified() {
+/// The `*.tree` files of `proofs/`, in name order, with their sidecars.
+fn proof_files() -> Vec<(PathBuf, serde_json::Value)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         println!("no proofs/ directory");
-        return;
+        return Vec::new();
     };
-    let mut n = 0;
+    let mut files = Vec::new();
     for e in entries {
         let path = e.unwrap().path();
         if path.extension().is_none_or(|x| x != "tree") {
@@ -26,6 +26,16 @@ fn every_file_in_proofs_is_certified() {
             &std::fs::read_to_string(&side).unwrap_or_else(|e| panic!("{}: {e}", side.display())),
         )
         .unwrap_or_else(|e| panic!("{}: {e}", side.display()));
+        files.push((path, meta));
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files
+}
+
+#[test]
+fn every_file_in_proofs_is_certified() {
+    let mut n = 0;
+    for (path, meta) in proof_files() {
         let rules: Rules = meta["rules"].as_str().expect("rules").parse().unwrap();
         let winner = parse_color(meta["winner"].as_str().expect("winner")).unwrap();
         let tree = WinTree::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -46,4 +56,47 @@ fn every_file_in_proofs_is_certified() {
         n += 1;
     }
     println!("{n} proof files certified");
+}
+
+/// Which published proofs hold under joint rules (a stalemate with pieces
+/// left counts only where International and FICS agree): a certificate
+/// under joint rules must hold under both others, and 1.Nc3 and 1.h4 end
+/// lines in a one-pawn-each stalemate, a draw under joint rules.
+#[test]
+fn proofs_under_joint_rules_hold_under_both_others() {
+    let mut held = Vec::new();
+    for (path, meta) in proof_files() {
+        let winner = parse_color(meta["winner"].as_str().expect("winner")).unwrap();
+        let tree = WinTree::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let under = |rules| {
+            let opts = TreeOptions {
+                rules,
+                winner: Some(winner),
+                ..TreeOptions::default()
+            };
+            check_tree(&tree, &opts).verdict
+        };
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        match under(Rules::Joint) {
+            Verdict::Certified => {
+                for rules in [Rules::International, Rules::Fics] {
+                    assert_eq!(under(rules), Verdict::Certified, "{name} under {rules}");
+                }
+                assert!(
+                    name != "Nc3" && name != "h4",
+                    "{name} holds under joint rules"
+                );
+                held.push(name);
+            }
+            Verdict::Rejected(r) => {
+                println!("{name}: rejected under joint rules: {r}");
+                assert!(
+                    r.reason.to_string().contains("a draw under joint rules"),
+                    "{name}: {r}"
+                );
+            }
+            v => panic!("{name}: {v:?}"),
+        }
+    }
+    println!("certified under joint rules: {}", held.join(", "));
 }

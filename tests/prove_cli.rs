@@ -337,3 +337,84 @@ fn a_disproof_says_it_is_not_certified() {
     assert!(!String::from_utf8_lossy(&o.stdout).contains("not certified"));
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
+
+fn run_cli(args: &[&str]) -> Output {
+    antiproof().args(args).output().unwrap()
+}
+
+/// Joint rules: 1.e3 d5 is proven, exported and certified under joint
+/// rules, and the same certificate holds under International and FICS.
+#[test]
+fn joint_rules_prove_export_and_verify_under_all_three() {
+    let db = temp_db("cli-joint");
+    let db_s = db.to_str().unwrap();
+    let o = prove(&db, &["--rules", "joint", "--json", "e3", "d5"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["result"], "proven");
+    assert_eq!(v["winner"], "white");
+    assert_eq!(v["rules"], "joint");
+    let tree = db.with_file_name("e3-d5.joint.tree");
+    let tree_s = tree.to_str().unwrap();
+    let o = run_cli(&[
+        "export", "--rules", "joint", "--db", db_s, "e3", "d5", "-o", tree_s,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for rules in ["joint", "international", "fics"] {
+        let o = run_cli(&["verify", "--rules", rules, "--tree", tree_s]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(0), "{rules}: {out}{}", stderr(&o));
+        assert!(out.contains("CERTIFIED"), "{rules}: {out}");
+    }
+    // The store proves nothing under the other rule sets.
+    let o = run_cli(&["verify", "--rules", "fics", "--db", db_s, "e3", "d5"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
+/// White's only move stalemates Black, 2 men against 1: International
+/// scores it a Black win, FICS a White win, joint rules a draw. So each
+/// of the first two proves its winner, joint proves neither, and both
+/// exported proofs are rejected under joint rules.
+#[test]
+fn joint_rules_draw_where_international_and_fics_disagree() {
+    const FEN: &str = "8/8/4p3/4p3/8/4P3/8/8 w - - 0 1";
+    let db = temp_db("cli-joint-stalemate");
+    for (rules, winner, code) in [
+        ("international", "black", 0),
+        ("international", "white", 1),
+        ("fics", "white", 0),
+        ("fics", "black", 1),
+        ("joint", "white", 1),
+        ("joint", "black", 1),
+    ] {
+        let o = prove(&db, &["--rules", rules, "--fen", FEN, "--winner", winner]);
+        assert_eq!(
+            o.status.code(),
+            Some(code),
+            "{rules} {winner}: {}",
+            stderr(&o)
+        );
+    }
+    let db_s = db.to_str().unwrap();
+    for (rules, winner) in [("international", "black"), ("fics", "white")] {
+        let tree = db.with_file_name(format!("{rules}.tree"));
+        let tree_s = tree.to_str().unwrap();
+        let o = run_cli(&[
+            "export", "--rules", rules, "--db", db_s, "--fen", FEN, "--winner", winner, "-o",
+            tree_s,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{rules}: {}", stderr(&o));
+        let check = |under: &str| {
+            run_cli(&[
+                "verify", "--rules", under, "--tree", tree_s, "--fen", FEN, "--winner", winner,
+            ])
+        };
+        assert_eq!(check(rules).status.code(), Some(0), "{rules}");
+        let o = check("joint");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "{rules} under joint: {out}");
+        assert!(out.contains("a draw under joint rules"), "{out}");
+    }
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}

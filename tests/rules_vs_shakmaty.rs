@@ -1,7 +1,7 @@
 //! Differential test of our rules against shakmaty's Antichess (the
 //! checker's rules library): over random playouts from the start and from
 //! the cross-check positions, at every position compare the legal move sets,
-//! the move count, "any capture?", game ends under both rule sets, SAN of
+//! the move count, "any capture?", game ends under every rule set, SAN of
 //! every move (print and read back), FEN round trip, packed round trip and
 //! the incremental Zobrist hash.
 
@@ -36,7 +36,7 @@ fn start_fens() -> Vec<String> {
 }
 
 /// The game end shakmaty implies under a rule set (FICS from its stalemate
-/// and piece counts).
+/// and piece counts, joint from those two).
 fn expected_outcome(sh: &Antichess, rules: Rules) -> Option<Outcome> {
     let color = |c: shakmaty::Color| {
         if c.is_white() {
@@ -57,6 +57,16 @@ fn expected_outcome(sh: &Antichess, rules: Rules) -> Option<Outcome> {
             Rules::Fics if ours < theirs => Outcome::Win(color(turn)),
             Rules::Fics if ours > theirs => Outcome::Win(color(!turn)),
             Rules::Fics => Outcome::Draw,
+            // Joint: the winner International and FICS agree on, else a
+            // draw.
+            Rules::Joint => {
+                let both = [Rules::International, Rules::Fics].map(|r| expected_outcome(sh, r));
+                if both[0] == both[1] {
+                    both[0].unwrap()
+                } else {
+                    Outcome::Draw
+                }
+            }
         });
     }
     match sh.outcome() {
@@ -221,4 +231,15 @@ fn outcome_cases_file() {
     assert_eq!(pos.outcome(Rules::Fics), Some(Outcome::Win(Color::Black)));
     let pos = Position::from_fen("8/p7/P7/8/8/8/8/7r b - - 0 1").unwrap();
     assert!(pos.outcome(Rules::Fics).is_none());
+    // Joint: the stalemated side wins with fewer pieces, else a draw.
+    for (fen, want) in [
+        ("8/p7/P7/8/8/8/8/7R b - - 0 1", Outcome::Win(Color::Black)),
+        ("8/p7/P7/8/8/8/8/8 b - - 0 1", Outcome::Draw),
+        ("8/p7/p7/P7/8/8/8/8 b - - 0 1", Outcome::Draw),
+    ] {
+        let pos = Position::from_fen(fen).unwrap();
+        assert_eq!(pos.outcome(Rules::Joint), Some(want), "{fen}");
+    }
+    let pos = Position::from_fen("8/p7/p7/P7/8/8/8/8 b - - 0 1").unwrap();
+    assert_eq!(pos.outcome(Rules::Fics), Some(Outcome::Win(Color::White)));
 }

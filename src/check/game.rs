@@ -38,8 +38,9 @@ pub struct End {
 /// pieces loses (a finished game won by the side without pieces); a side to
 /// move with pieces and no legal move wins under International rules and,
 /// under FICS, wins with fewer pieces, loses with more, draws on equal
-/// counts; only bishops that can never meet is a draw (shakmaty's
-/// insufficient material).
+/// counts; under joint rules it wins only where International and FICS
+/// both say so, and any other stalemate is a draw; only bishops that can
+/// never meet is a draw (shakmaty's insufficient material).
 pub fn game_end(pos: &Antichess, legal: &MoveList, rules: Rules) -> Option<End> {
     let us = pos.turn();
     let board = pos.board();
@@ -58,13 +59,23 @@ pub fn game_end(pos: &Antichess, legal: &MoveList, rules: Rules) -> Option<End> 
         });
     }
     if legal.is_empty() {
+        let international = Some(us);
+        let fics = match ours.cmp(&theirs) {
+            std::cmp::Ordering::Less => Some(us),
+            std::cmp::Ordering::Greater => Some(!us),
+            std::cmp::Ordering::Equal => None,
+        };
         let winner = match rules {
-            Rules::International => Some(us),
-            Rules::Fics => match ours.cmp(&theirs) {
-                std::cmp::Ordering::Less => Some(us),
-                std::cmp::Ordering::Greater => Some(!us),
-                std::cmp::Ordering::Equal => None,
-            },
+            Rules::International => international,
+            Rules::Fics => fics,
+            // By its definition: the winner both others agree on, if any.
+            Rules::Joint => {
+                if international == fics {
+                    fics
+                } else {
+                    None
+                }
+            }
         };
         return Some(End {
             winner,
@@ -279,5 +290,59 @@ fn read_move(pos: &Antichess, t: &str) -> Result<Move, String> {
         },
         // Castling, drops and null moves are no antichess moves.
         _ => Err(format!("{t:?} is not a move in UCI or SAN")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::CastlingMode;
+
+    fn end(fen: &str, rules: Rules) -> Option<End> {
+        let pos: Antichess = fen
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        game_end(&pos, &pos.legal_moves(), rules)
+    }
+
+    #[test]
+    fn stalemate_and_no_pieces_under_each_rule_set() {
+        use Rules::{Fics, International, Joint};
+        let (w, b) = (Some(Color::White), Some(Color::Black));
+        // White to move with no legal move and fewer, as many or more pieces
+        // than Black; then White with no pieces left.
+        let table = [
+            (
+                "8/8/8/4p2p/4P3/8/8/8 w - - 0 1",
+                EndKind::Stalemate,
+                [(International, w), (Fics, w), (Joint, w)],
+            ),
+            (
+                "8/8/8/4p3/4P3/8/8/8 w - - 0 1",
+                EndKind::Stalemate,
+                [(International, w), (Fics, None), (Joint, None)],
+            ),
+            (
+                "8/8/8/4p3/4P3/4P3/8/8 w - - 0 1",
+                EndKind::Stalemate,
+                [(International, w), (Fics, b), (Joint, None)],
+            ),
+            (
+                "8/8/8/4p3/8/8/8/8 w - - 0 1",
+                EndKind::NoPieces,
+                [(International, w), (Fics, w), (Joint, w)],
+            ),
+        ];
+        for (fen, kind, row) in table {
+            for (rules, winner) in row {
+                assert_eq!(
+                    end(fen, rules),
+                    Some(End { winner, kind }),
+                    "{fen} under {rules}"
+                );
+            }
+        }
     }
 }

@@ -26,7 +26,7 @@ pub struct SourceArgs {
     /// is given.
     #[arg(long, value_name = "DIR", default_value = "proofs")]
     pub proofs: PathBuf,
-    /// Rule set of the proof.
+    /// Rule set of the proof: international (lichess), fics or joint.
     #[arg(long, default_value = "international", value_parser = values::rules)]
     pub rules: Rules,
     /// The winner of the win-tree files (default: the sidecar

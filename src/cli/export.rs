@@ -31,7 +31,7 @@ pub struct ExportArgs {
     /// The proof store (default: antiproof.redb in the current directory).
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
-    /// Rule set: international (lichess) or fics.
+    /// Rule set: international (lichess), fics or joint.
     #[arg(long, default_value = "international", value_parser = values::rules)]
     rules: Rules,
     /// The winner (default: the side with a win record at the line or just

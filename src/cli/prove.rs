@@ -19,7 +19,7 @@ pub struct ProveArgs {
     /// The proof store (redb file; created if missing).
     #[arg(long, default_value = "antiproof.redb")]
     db: PathBuf,
-    /// Rule set: international or fics.
+    /// Rule set: international (lichess), fics or joint.
     #[arg(long, default_value = "international", value_parser = values::rules)]
     pub(super) rules: Rules,
     /// Start from this FEN instead of the standard start position.

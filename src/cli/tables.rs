@@ -39,7 +39,7 @@ struct Common {
     /// ~/.cache/antiproof/tables).
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// Rule set: international or fics.
+    /// Rule set: international (lichess), fics or joint.
     #[arg(long, default_value = "international", value_parser = values::rules)]
     rules: Rules,
 }

@@ -169,7 +169,7 @@ impl fmt::Display for MemorySize {
     }
 }
 
-/// A rule set: `international` (or `lichess`) or `fics`.
+/// A rule set: `international` (or `lichess`), `fics` or `joint`.
 pub fn rules(s: &str) -> Result<Rules, String> {
     s.parse()
 }
@@ -331,6 +331,7 @@ mod tests {
         assert_eq!(rules("international"), Ok(Rules::International));
         assert_eq!(rules("Lichess"), Ok(Rules::International));
         assert_eq!(rules("fics"), Ok(Rules::Fics));
+        assert_eq!(rules("joint"), Ok(Rules::Joint));
         assert!(rules("atomic").unwrap_err().contains("rule set"));
         assert!(rules("atomic").unwrap_err().contains("rule set"));
         assert_eq!(color("W"), Ok(Color::White));

@@ -21,7 +21,7 @@ pub struct VerifyArgs {
     /// A Watkins win-tree file to check instead of the store.
     #[arg(long, value_name = "FILE")]
     tree: Option<PathBuf>,
-    /// Rule set: international (lichess) or fics.
+    /// Rule set: international (lichess), fics or joint.
     #[arg(long, default_value = "international", value_parser = values::rules)]
     rules: Rules,
     /// The side that wins (default: inferred from the proof's root).

@@ -11,8 +11,10 @@
 //! * table `meta` (`&str` -> bytes): `schema` = u32 LE [`SCHEMA_VERSION`];
 //!   other keys are free-form metadata (runs, checkpoints).
 //! * table `proven_<rules>` for each rule set ([`Rules::name`]:
-//!   `proven_international`, `proven_fics`) (`[u8; 25]` -> `[u8; 12]`): one
-//!   record per proven position under that rule set, see [`Record`].
+//!   `proven_international`, `proven_fics`, `proven_joint`) (`[u8; 25]` ->
+//!   `[u8; 12]`): one record per proven position under that rule set, see
+//!   [`Record`]. A store created before a rule set existed lacks its table:
+//!   readers see no record there, and the first write creates it.
 //!
 //! A store written by another schema version is refused with
 //! [`StoreError::Schema`], never rewritten.
@@ -62,7 +64,7 @@ pub use crate::vocab::Rules;
 type Proven<'a> = TableDefinition<'a, &'static [u8; KEY_LEN], &'static [u8; RECORD_LEN]>;
 
 /// The name of the table of records under `rules`: `proven_` and the rule
-/// set's name (`proven_international`, `proven_fics`).
+/// set's name (`proven_international`, `proven_fics`, `proven_joint`).
 fn table_name(rules: Rules) -> String {
     format!("proven_{}", rules.name())
 }
@@ -570,9 +572,12 @@ impl Store {
     pub fn len(&self, rules: Rules) -> Result<u64, StoreError> {
         let tx = self.begin_read()?;
         guard::guarded(&self.path, || {
-            let table = tx
-                .open_table(Proven::new(&table_name(rules)))
-                .map_err(engine)?;
+            // A store made before this rule set existed lacks its table.
+            let table = match tx.open_table(Proven::new(&table_name(rules))) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
+                Err(e) => return Err(engine(e)),
+            };
             table.len().map_err(engine)
         })
     }
@@ -603,7 +608,8 @@ impl StoreReader {
         self.tx.as_ref().expect("the snapshot is open until drop")
     }
 
-    /// The record of a position, if proven.
+    /// The record of a position, if proven. (A store made before `rules`
+    /// existed has no table for it: no record.)
     pub fn get(&self, rules: Rules, key: &Key) -> Result<Option<Record>, StoreError> {
         guard::guarded(&self.path, || {
             let table = match self.tx().open_table(Proven::new(&table_name(rules))) {
@@ -626,10 +632,11 @@ impl StoreReader {
         mut f: impl FnMut(&Key, Record) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         guard::guarded(&self.path, || {
-            let table = self
-                .tx()
-                .open_table(Proven::new(&table_name(rules)))
-                .map_err(engine)?;
+            let table = match self.tx().open_table(Proven::new(&table_name(rules))) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
+                Err(e) => return Err(engine(e)),
+            };
             for item in table.iter().map_err(engine)? {
                 let (k, v) = item.map_err(engine)?;
                 f(k.value(), Record::from_bytes(v.value())?)?;
@@ -665,6 +672,53 @@ mod tests {
         assert_eq!(s.get(Rules::Fics, &[7; KEY_LEN]).unwrap(), None);
         assert_eq!(s.len(Rules::International).unwrap(), 1);
         assert!(Record::from_bytes(&[9; RECORD_LEN]).is_err());
+        drop(s);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_store_older_than_a_rule_set_reads_and_takes_it() {
+        let dir = std::env::temp_dir().join(format!("antiproof-store-old-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.redb");
+        let _ = std::fs::remove_file(&path);
+        let r = Record {
+            verdict: Verdict::Win,
+            flags: 0,
+            mv: MoveCode::from_raw(0x0abc),
+            size: 5,
+        };
+        {
+            // As created before joint rules: no `proven_joint` table.
+            let s = Store::open(&path).unwrap();
+            s.write(|tx| {
+                assert!(
+                    tx.delete_table(Proven::new(&table_name(Rules::Joint)))
+                        .map_err(engine)?
+                );
+                Ok(())
+            })
+            .unwrap();
+        }
+        {
+            let s = Store::open_read_only(&path).unwrap();
+            assert_eq!(s.get(Rules::Joint, &[3; KEY_LEN]).unwrap(), None);
+            assert_eq!(s.len(Rules::Joint).unwrap(), 0);
+            let mut n = 0;
+            s.reader()
+                .unwrap()
+                .for_each(Rules::Joint, |_, _| {
+                    n += 1;
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(n, 0);
+        }
+        let s = Store::open_existing(&path).unwrap();
+        assert_eq!(s.len(Rules::Joint).unwrap(), 0);
+        s.put_batch(Rules::Joint, &[([3; KEY_LEN], r)]).unwrap();
+        assert_eq!(s.get(Rules::Joint, &[3; KEY_LEN]).unwrap(), Some(r));
+        assert_eq!(s.len(Rules::Joint).unwrap(), 1);
         drop(s);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -14,8 +14,9 @@
 //! loss in `n` has every move to a win in at most `n - 1`, one exactly; a
 //! draw has no move to a loss and one to a draw. A position without legal
 //! moves must hold its game end with distance 0 (international: the side to
-//! move wins; FICS: fewer men wins, equal draws), and a position with only
-//! bishops that can never meet (shakmaty's insufficient material) a draw.
+//! move wins; FICS: fewer men wins, equal draws, more loses; joint: fewer
+//! men wins, else a draw), and a position with only bishops that can never
+//! meet (shakmaty's insufficient material) a draw.
 //! With distances strictly decreasing along the winning lines, these local
 //! checks over all tables involved prove every value exact.
 //!
@@ -184,6 +185,16 @@ fn no_move_value(pos: &Antichess, rules: Rules) -> Value {
                 Value::Win(0)
             } else if us > them {
                 Value::Loss(0)
+            } else {
+                Value::Draw
+            }
+        }
+        // Won only where International (a win) and FICS agree.
+        Rules::Joint => {
+            let us = pos.us().count();
+            let them = pos.them().count();
+            if us == 0 || us < them {
+                Value::Win(0)
             } else {
                 Value::Draw
             }

@@ -7,7 +7,7 @@
 //! |-------:|-----:|-------|
 //! | 0   | 8  | magic `APTABLE\0` |
 //! | 8   | 4  | format version (1) |
-//! | 12  | 1  | rules: 0 international, 1 FICS |
+//! | 12  | 1  | rules: 0 international, 1 FICS, 2 joint |
 //! | 13  | 1  | men |
 //! | 14  | 1  | symmetry mask (`0xff` pawnless, `0x03` with pawns) |
 //! | 15  | 1  | 0 |

@@ -2,8 +2,8 @@
 //! the checker: names and codes only, no rules logic, so the independent
 //! checker (`crate::check`) may import it without trusting the prover.
 //!
-//! * [`Rules`]: the rule set, with its name (`"international"`, `"fics"`)
-//!   and its one-byte code in stored formats.
+//! * [`Rules`]: the rule set, with its name (`"international"`, `"fics"`,
+//!   `"joint"`) and its one-byte code in stored formats.
 //! * [`line`]: move lines as people write them (move numbers, results,
 //!   annotations dropped; null moves refused): one tokenizer for every
 //!   command, the checker's included.

@@ -5,8 +5,10 @@ use std::str::FromStr;
 
 /// A rule set: how a side to move with men left but no legal move scores
 /// (international: it wins; FICS: fewer men wins, more loses, equal is a
-/// draw). The game outcome itself is decided by the rules code
-/// (`crate::rules::outcome`) and, independently, by the checker.
+/// draw; joint: it wins only where both others agree, that is with fewer
+/// men, and any other stalemate is a draw). The game outcome itself is
+/// decided by the rules code (`crate::rules::outcome`) and, independently,
+/// by the checker.
 ///
 /// [`Rules::name`] and [`Rules::code`] are what stored formats hold (store
 /// table names, table file names and headers, saved transposition tables):
@@ -18,25 +20,32 @@ pub enum Rules {
     International,
     /// FICS rules: stalemate with men left is decided by the men count.
     Fics,
+    /// Both at once: a stalemate with men left is won only where
+    /// International and FICS give the same winner (the side to move has
+    /// fewer men), else drawn. A win under joint rules is a win under both.
+    Joint,
 }
 
 impl Rules {
     /// Every rule set, in code order.
-    pub const ALL: [Rules; 2] = [Rules::International, Rules::Fics];
+    pub const ALL: [Rules; 3] = [Rules::International, Rules::Fics, Rules::Joint];
 
-    /// `"international"` or `"fics"`: the name in files, tables and output.
+    /// `"international"`, `"fics"` or `"joint"`: the name in files, tables and output.
     pub const fn name(self) -> &'static str {
         match self {
             Rules::International => "international",
             Rules::Fics => "fics",
+            Rules::Joint => "joint",
         }
     }
 
-    /// The one-byte code used in stored formats: 0 international, 1 FICS.
+    /// The one-byte code used in stored formats: 0 international, 1 FICS,
+    /// 2 joint.
     pub const fn code(self) -> u8 {
         match self {
             Rules::International => 0,
             Rules::Fics => 1,
+            Rules::Joint => 2,
         }
     }
 
@@ -56,7 +65,7 @@ impl Rules {
     const fn aliases(self) -> &'static [&'static str] {
         match self {
             Rules::International => &["lichess"],
-            Rules::Fics => &[],
+            Rules::Fics | Rules::Joint => &[],
         }
     }
 }
@@ -102,12 +111,14 @@ mod tests {
         }
         assert_eq!(Rules::International.code(), 0);
         assert_eq!(Rules::Fics.code(), 1);
-        assert_eq!(Rules::from_code(2), None);
+        assert_eq!(Rules::Joint.code(), 2);
+        assert_eq!(Rules::from_code(3), None);
         assert_eq!("LiChess".parse::<Rules>(), Ok(Rules::International));
         assert_eq!("FICS".parse::<Rules>(), Ok(Rules::Fics));
+        assert_eq!("Joint".parse::<Rules>(), Ok(Rules::Joint));
         assert_eq!(
             "suicide".parse::<Rules>(),
-            Err("unknown rule set \"suicide\": expected international or fics".to_string())
+            Err("unknown rule set \"suicide\": expected international, fics or joint".to_string())
         );
         assert_eq!(Rules::default(), Rules::International);
     }
