@@ -124,21 +124,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         );
     }
     let winner = args.winner.unwrap_or(pos.turn());
-    let mut limits = Limits::default();
-    if let Some(l) = args.limit {
-        l.apply(&mut limits);
-    }
-    limits.stop = Some(run::stop_flag());
-    let tables = match &args.tables {
-        Some(dir) => {
-            if !dir.is_dir() {
-                bail!("--tables {}: not a directory", dir.display());
-            }
-            Some(crate::tables::Tables::open(dir, rules))
-        }
-        None => None,
-    };
-    let store = Store::open(&args.db)?;
+    let (limits, tables, store) = open_run(&args, rules)?;
     let config = Config {
         rules,
         tt_bytes: args.memory.bytes(),
@@ -238,21 +224,7 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
             path.display()
         ),
     };
-    let mut limits = Limits::default();
-    if let Some(l) = args.limit {
-        l.apply(&mut limits);
-    }
-    limits.stop = Some(run::stop_flag());
-    let tables = match &args.tables {
-        Some(dir) => {
-            if !dir.is_dir() {
-                bail!("--tables {}: not a directory", dir.display());
-            }
-            Some(crate::tables::Tables::open(dir, rules))
-        }
-        None => None,
-    };
-    let store = Store::open(&args.db)?;
+    let (limits, tables, store) = open_run(args, rules)?;
     let warn = |w: &str| eprintln!("antiproof: warning: {w}");
     let total = list.positions.len();
     let (mut proven, mut disproven, mut stopped) = (0usize, Vec::new(), None);
@@ -356,6 +328,30 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
     } else {
         super::EXIT_OK
     })
+}
+
+/// What every proving run of the command sets up: its limits (with the
+/// stop flag that Ctrl-C, SIGTERM and SIGHUP set), the endgame tables if
+/// given, and the store.
+fn open_run(
+    args: &ProveArgs,
+    rules: Rules,
+) -> anyhow::Result<(Limits, Option<crate::tables::Tables>, Store)> {
+    let mut limits = Limits::default();
+    if let Some(l) = args.limit {
+        l.apply(&mut limits);
+    }
+    limits.stop = Some(run::stop_flag());
+    let tables = match &args.tables {
+        Some(dir) => {
+            if !dir.is_dir() {
+                bail!("--tables {}: not a directory", dir.display());
+            }
+            Some(crate::tables::Tables::open(dir, rules))
+        }
+        None => None,
+    };
+    Ok((limits, tables, Store::open(&args.db)?))
 }
 
 fn fmt_pn(v: u32) -> String {
