@@ -321,6 +321,26 @@ pub struct OpenLeaf {
     pub node: u32,
 }
 
+/// The figures of one subtree of the node whose moves are reported one by
+/// one (see [`Report::replies`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    /// The move, SAN.
+    pub san: String,
+    /// Distinct positions of the subtree (its nodes that are not
+    /// transpositions; a transposition into another reply's subtree is
+    /// counted there, once).
+    pub positions: u64,
+    /// Positions counting repeats (each transposition pointer of the
+    /// subtree counts its position again).
+    pub positions_with_repeats: u64,
+    /// Leaves of the subtree by kind.
+    pub leaves: Leaves,
+    /// Open leaves of the subtree, each distinct position once (a position
+    /// open in two replies is counted in both).
+    pub open: u64,
+}
+
 /// Leaves by how the game ended.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Leaves {
@@ -464,6 +484,14 @@ pub struct Report {
     /// The open leaves, each distinct position once, in file order (see
     /// [`Verdict::Open`]).
     pub open: Vec<OpenLeaf>,
+    /// Per move of the root (`verify --tree`), or, when the root has one
+    /// child (the winner's move), per reply of the loser after it: each
+    /// subtree's figures, in file order. Empty for the store, a rejected
+    /// file or a root that is a leaf.
+    pub replies: Vec<Reply>,
+    /// The winner's move (SAN) the replies follow, when they are one level
+    /// below the root.
+    pub replies_after: Option<String>,
 }
 
 /// Open leaves named in a report's text and JSON.
@@ -494,6 +522,8 @@ impl Report {
             tables: None,
             tables_missing: None,
             open: Vec::new(),
+            replies: Vec::new(),
+            replies_after: None,
         }
     }
 
@@ -548,6 +578,19 @@ impl Report {
                 "recorded": t.recorded,
                 "certified_positions": t.positions,
             })),
+            "replies_after": self.replies_after,
+            "replies": self.replies.iter().map(|r| serde_json::json!({
+                "move": r.san,
+                "positions": r.positions,
+                "positions_with_repeats": r.positions_with_repeats,
+                "leaves": {
+                    "no_pieces": r.leaves.no_pieces,
+                    "stalemate": r.leaves.stalemate,
+                    "other": r.leaves.other,
+                    "endgame_tables": r.leaves.tables,
+                },
+                "open_leaves": r.open,
+            })).collect::<Vec<_>>(),
             "longest_line": self.longest_line,
             "seconds": self.elapsed.as_secs_f64(),
             "positions_per_second": self.positions_per_second(),
@@ -662,6 +705,29 @@ impl fmt::Display for Report {
             writeln!(f)?;
         }
         writeln!(f, "longest line: {} plies", self.longest_line)?;
+        if !self.replies.is_empty() {
+            match &self.replies_after {
+                Some(m) => writeln!(f, "per reply after {m}:")?,
+                None => writeln!(f, "per move of the root:")?,
+            }
+            writeln!(
+                f,
+                "  {:<8} {:>12} {:>10} {:>10} {:>10} {:>10}",
+                "move", "positions", "no pieces", "stalemate", "tables", "open"
+            )?;
+            for r in &self.replies {
+                writeln!(
+                    f,
+                    "  {:<8} {:>12} {:>10} {:>10} {:>10} {:>10}",
+                    r.san,
+                    r.positions,
+                    r.leaves.no_pieces + r.leaves.other,
+                    r.leaves.stalemate,
+                    r.leaves.tables,
+                    r.open
+                )?;
+            }
+        }
         write!(
             f,
             "time:        {:.3} s, {:.0} positions/s",
