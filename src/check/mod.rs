@@ -368,6 +368,31 @@ impl Leaves {
     }
 }
 
+/// Positions that Watkins' published endgame tables are known to score
+/// wrongly (EPD: placement, side to move, castling, legal en-passant
+/// square), with what is known. See docs/tables.md.
+const KNOWN_TABLE_FAULTS: &[(&str, &str)] = &[
+    (
+        "8/8/8/5P2/5p1p/8/6P1/8 w - -",
+        "a known fault of Watkins' published tables (the 2019 double en passant: \
+         they score it a win for White, but after g4 Black takes hxg3 e.p. and holds)",
+    ),
+    (
+        "8/8/8/5P2/5pPp/8/8/8 b - g3",
+        "a known fault of Watkins' published tables (the 2019 double en passant: \
+         they score it a win for White, but hxg3 e.p. holds)",
+    ),
+];
+
+/// What is known of a position the published tables score wrongly.
+fn known_fault(pos: &Antichess) -> Option<&'static str> {
+    let epd = game::epd(pos);
+    KNOWN_TABLE_FAULTS
+        .iter()
+        .find(|(e, _)| *e == epd)
+        .map(|(_, what)| *what)
+}
+
 /// Counts a leaf of 4 men or fewer that is not a finished game: scored by
 /// `tables` when given (its value must be a win for `winner`; a missing
 /// table leaves it unscored, any other table error rejects it), else
@@ -395,9 +420,10 @@ pub(crate) fn table_leaf(
                 Ok(())
             } else {
                 Err(Reason::TableLeafNotWon(format!(
-                    "the endgame tables score it {v} for {} (to move), not a win for {}",
+                    "the endgame tables score it {v} for {} (to move), not a win for {}{}",
                     game::color_name(pos.turn()),
-                    game::color_name(winner)
+                    game::color_name(winner),
+                    known_fault(pos).map_or(String::new(), |f| format!("; {f}"))
                 )))
             }
         }
@@ -743,5 +769,27 @@ pub fn parse_color(s: &str) -> Result<Color, String> {
         "white" | "w" => Ok(Color::White),
         "black" | "b" => Ok(Color::Black),
         _ => Err(format!("unknown side {s:?}: expected white or black")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(fen: &str) -> Antichess {
+        let f: shakmaty::fen::Fen = fen.parse().unwrap();
+        f.into_position(shakmaty::CastlingMode::Standard).unwrap()
+    }
+
+    #[test]
+    fn the_2019_double_en_passant_positions_are_known_faults() {
+        for fen in [
+            "8/8/8/5P2/5p1p/8/6P1/8 w - - 0 1",
+            "8/8/8/5P2/5pPp/8/8/8 b - g3 0 1",
+        ] {
+            assert!(known_fault(&pos(fen)).is_some(), "{fen}");
+        }
+        // Not the same position without the en-passant right.
+        assert!(known_fault(&pos("8/8/8/5P2/5pPp/8/8/8 b - - 0 1")).is_none());
     }
 }
