@@ -190,7 +190,7 @@ pub struct Certified {
 }
 
 fn sidecar_of(tree: &Path) -> PathBuf {
-    tree.with_extension("json")
+    crate::wintree::compressed::plain_name(tree).with_extension("json")
 }
 
 /// Reads one proof file's entry: the sidecar if present, else the tree's
@@ -315,16 +315,18 @@ pub fn verify_entry(c: &mut Certified) -> Result<(), OpeningsError> {
     Ok(())
 }
 
-/// Every `*.tree` file of a directory, which must exist.
+/// Every `*.tree` (or `*.tree.zst`, `*.tree.bz2`) file of a directory,
+/// which must exist.
 pub fn scan_certified(dir: &Path) -> Result<Vec<Certified>, OpeningsError> {
     crate::fsutil::existing_dir(dir).map_err(|source| OpeningsError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    let files = crate::fsutil::files_with_ext(dir, "tree").map_err(|source| OpeningsError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    let files =
+        crate::wintree::compressed::tree_files(dir).map_err(|source| OpeningsError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
     files.iter().map(|f| certified_entry(f)).collect()
 }
 

@@ -2,7 +2,6 @@
 
 use super::values;
 use super::{EXIT_ERROR, EXIT_OK};
-use crate::fsutil::files_with_ext;
 use crate::rules::{Color, Rules};
 use crate::web::source::{Forest, ProofSource, RecordSource, SourceError, TreeSource};
 use crate::web::view;
@@ -19,7 +18,9 @@ pub struct SourceArgs {
     #[arg(long, value_name = "PATH")]
     pub db: Vec<PathBuf>,
     /// A Watkins win-tree file to read; may be repeated. With neither
-    /// --db nor --tree, every *.tree file of --proofs is read.
+    /// --db nor --tree, every *.tree (or *.tree.zst, *.tree.bz2) file of
+    /// --proofs is read. A .bz2 or .zst file is decompressed once to an
+    /// unlinked temporary file.
     #[arg(long, value_name = "FILE")]
     pub tree: Vec<PathBuf>,
     /// The directory of certified proofs read when neither --db nor --tree
@@ -36,7 +37,10 @@ pub struct SourceArgs {
 }
 
 fn sidecar_winner(tree: &Path) -> Option<Color> {
-    let text = crate::fsutil::read_regular_to_string(&tree.with_extension("json")).ok()?;
+    let text = crate::fsutil::read_regular_to_string(
+        &crate::wintree::compressed::plain_name(tree).with_extension("json"),
+    )
+    .ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     v.get("winner")?.as_str()?.parse().ok()
 }
@@ -48,12 +52,12 @@ impl SourceArgs {
         if trees.is_empty() && self.db.is_empty() {
             let dir = &self.proofs;
             if dir.is_dir() {
-                trees = files_with_ext(dir, "tree")
+                trees = crate::wintree::compressed::tree_files(dir)
                     .with_context(|| format!("reading {}", dir.display()))?;
             }
             if trees.is_empty() {
                 anyhow::bail!(
-                    "no proof to read: give --tree FILE or --db PATH (no *.tree file in {})",
+                    "no proof to read: give --tree FILE or --db PATH (no *.tree, *.tree.zst or *.tree.bz2 file in {})",
                     dir.display()
                 );
             }

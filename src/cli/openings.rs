@@ -14,8 +14,8 @@ pub struct OpeningsArgs {
     /// source, note, certified).
     #[arg(long)]
     json: bool,
-    /// Directory of this project's certified proofs (`*.tree` files with
-    /// `*.json` sidecars), which must exist [default: proofs, read if it
+    /// Directory of this project's certified proofs (`*.tree`, `*.tree.zst` or
+    /// `*.tree.bz2` files with `*.tree`-named `*.json` sidecars), which must exist [default: proofs, read if it
     /// exists].
     #[arg(long)]
     proofs: Option<PathBuf>,

@@ -18,7 +18,10 @@ pub struct VerifyArgs {
     /// directory).
     #[arg(long, value_name = "PATH", conflicts_with = "tree")]
     db: Option<PathBuf>,
-    /// A Watkins win-tree file to check instead of the store.
+    /// A Watkins win-tree file to check instead of the store; a bzip2 or
+    /// zstd file (`.bz2`, `.zst`, told by its first bytes) is decompressed
+    /// once to an unlinked temporary file (in $ANTIPROOF_STATE_DIR/cache,
+    /// else $TMPDIR) and checked from there.
     #[arg(long, value_name = "FILE")]
     tree: Option<PathBuf>,
     /// Rule set: international (lichess), fics or joint.

@@ -22,6 +22,7 @@
 //! independent checker in `crate::check`): moves are [`MoveCode`]s, the
 //! 16-bit codes of the format (`crate::vocab`).
 
+pub mod compressed;
 mod reader;
 mod writer;
 

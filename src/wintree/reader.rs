@@ -152,7 +152,12 @@ impl<'a> WinTree<'a> {
             source,
         };
         // A FIFO, a device or a directory is refused before it is opened.
-        let file = crate::fsutil::open_regular(path).map_err(io)?;
+        let mut file = crate::fsutil::open_regular(path).map_err(io)?;
+        // A bzip2 or zstd file (by its magic bytes) is decompressed once to
+        // an unlinked temporary file, which is mapped instead.
+        if let Some(kind) = super::compressed::sniff_file(&file).map_err(io)? {
+            file = super::compressed::decompress(file, path, kind).map_err(io)?;
+        }
         let meta = file.metadata().map_err(io)?;
         if meta.len() == 0 {
             return Err(WinTreeError::TooShort { len: 0 });

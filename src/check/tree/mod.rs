@@ -230,15 +230,45 @@ fn check_in_pool(ctx: &Ctx, root: &Antichess, sub_root: &Antichess, mut report: 
         .winner
         .unwrap_or_else(|| infer_winner(ctx.tree, root, ctx.opts.rules));
     report.winner = winner;
-    let walker = Walker::new(ctx, winner, targets);
+    let mut walker = Walker::new(ctx, winner, targets);
     let start = match start_at(&walker, &report) {
         Ok(s) => s,
         Err(v) => return ctx.finish(report, v),
     };
+    let (split, after) = split_node(ctx, &start.node, sub_root);
+    walker.split = split;
     let mut acc = Acc::default();
     walker.visit(start.node, start.end, sub_root, start.place, &mut acc);
     walker.settle_deferred(&mut acc);
-    assemble(&walker, acc, start.region, report)
+    let replies = std::mem::take(&mut *walker.replies.lock().expect("no panics while locked"));
+    let mut report = assemble(&walker, acc, start.region, report);
+    if !matches!(report.verdict, Verdict::Rejected(_)) {
+        let mut replies = replies;
+        replies.sort_unstable_by_key(|&(slot, _)| slot);
+        report.replies = replies.into_iter().map(|(_, r)| r).collect();
+        report.replies_after = after;
+    }
+    report
+}
+
+/// The node whose moves are reported one by one: the node to certify, or,
+/// when it has a single child with children of its own (the winner's
+/// move), that child; with the winner's move (SAN, numbered) in the second
+/// case.
+fn split_node(ctx: &Ctx, node: &Node, pos: &Antichess) -> (Option<u32>, Option<String>) {
+    if !node.has_children() {
+        return (None, None);
+    }
+    let Ok(child) = ctx.tree.node(node.index + 1) else {
+        return (None, None);
+    };
+    match (child.next_sibling, child.mv) {
+        (None, Some(code)) if child.has_children() => {
+            let (san, _) = game::san_line(pos, &[code]);
+            (Some(child.index), Some(san))
+        }
+        _ => (Some(node.index), None),
+    }
 }
 
 /// Where the walk starts.

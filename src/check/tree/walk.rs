@@ -6,7 +6,7 @@ use super::layout::{path_to, position_of_key};
 use super::targets::Targets;
 use super::{Ctx, Key};
 use crate::check::game::{self, End, EndKind};
-use crate::check::{Leaves, Reason};
+use crate::check::{Leaves, Reason, Reply};
 use crate::wintree::{MoveCode, Node, NodeKind};
 use rayon::prelude::*;
 use shakmaty::variant::Antichess;
@@ -38,6 +38,20 @@ impl Acc {
     pub fn fail(&mut self, node: u32, reason: Reason) {
         if self.error.as_ref().is_none_or(|(n, _)| node < *n) {
             self.error = Some((node, reason));
+        }
+    }
+
+    /// The figures of a reply's subtree walked into this `Acc` alone.
+    fn reply(&self, san: String) -> Reply {
+        let mut keys: Vec<&Key> = self.open.iter().map(|(_, k)| k).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        Reply {
+            san,
+            positions: self.positions,
+            positions_with_repeats: self.positions + self.pointers,
+            leaves: self.leaves,
+            open: keys.len() as u64,
         }
     }
 
@@ -142,6 +156,11 @@ pub(super) struct Walker<'c, 't> {
     pub local: Vec<AtomicU32>,
     /// Transpositions met before their target: (slot, target, key).
     deferred: Mutex<Vec<(u32, u32, Key)>>,
+    /// The node whose children's subtrees are counted one by one
+    /// ([`crate::check::Report::replies`]).
+    pub split: Option<u32>,
+    /// Their figures, with the child's slot.
+    pub replies: Mutex<Vec<(u32, Reply)>>,
 }
 
 impl<'c, 't> Walker<'c, 't> {
@@ -154,6 +173,8 @@ impl<'c, 't> Walker<'c, 't> {
             local: (0..regions).map(|_| AtomicU32::new(0)).collect(),
             targets,
             deferred: Mutex::new(Vec::new()),
+            split: None,
+            replies: Mutex::new(Vec::new()),
         }
     }
 
@@ -400,7 +421,28 @@ impl<'c, 't> Walker<'c, 't> {
                 Some((child, i))
             })
         };
-        if node.end - node.slot >= PAR_MIN_SLOTS && n > 1 {
+        if self.split == Some(node.slot) {
+            // Each child's subtree counted alone, then added up.
+            let one = |(child, i): (Node, usize)| {
+                let mut a = Acc::default();
+                let slot = child.index;
+                run(child, i, &mut a);
+                let san = shakmaty::san::San::from_move(node.pos, node.legal[i]).to_string();
+                let r = a.reply(san);
+                self.replies
+                    .lock()
+                    .expect("no panics while locked")
+                    .push((slot, r));
+                a
+            };
+            let list: Vec<(Node, usize)> = kids().collect();
+            let sub = list
+                .into_par_iter()
+                .map(one)
+                .reduce(Acc::default, Acc::merge);
+            let mine = std::mem::take(acc);
+            *acc = mine.merge(sub);
+        } else if node.end - node.slot >= PAR_MIN_SLOTS && n > 1 {
             let list: Vec<(Node, usize)> = kids().collect();
             let sub = list
                 .into_par_iter()

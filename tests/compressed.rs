@@ -1,0 +1,145 @@
+//! Compressed certificates (`.tree.bz2`, `.tree.zst`) read directly by
+//! `verify --tree`, `browse --tree` and `openings`: the same verdict and
+//! figures as the plain file; damaged data is exit 2 naming the file; no
+//! decompressed copy is left behind.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("compressed-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs antiproof with `state` as its state directory (decompressed copies
+/// go to `state/cache`): exit code, stdout, stderr.
+fn run(state: &Path, args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .env("ANTIPROOF_STATE_DIR", state)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn zst(bytes: &[u8]) -> Vec<u8> {
+    zstd::encode_all(bytes, 3).unwrap()
+}
+
+fn bz2(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+/// The JSON report without its timings.
+fn figures(json: &str) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_str(json).unwrap();
+    let o = v.as_object_mut().unwrap();
+    o.remove("seconds");
+    o.remove("positions_per_second");
+    v
+}
+
+/// Whether the cache directory holds no file (the copies are unlinked).
+fn cache_is_empty(state: &Path) {
+    let cache = state.join("cache");
+    if cache.is_dir() {
+        let left: Vec<_> = std::fs::read_dir(&cache).unwrap().collect();
+        assert!(left.is_empty(), "left in {}: {left:?}", cache.display());
+    }
+}
+
+#[test]
+fn compressed_trees_verify_like_the_plain_file() {
+    let d = temp_dir("same");
+    let state = d.join("state");
+    let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs/e3-Na6.tree");
+    let bytes = std::fs::read(&plain).unwrap();
+    // Names that do not say the compression: the magic bytes do.
+    let z = d.join("e3-Na6.tree.zst");
+    let b = d.join("e3-Na6.bin");
+    std::fs::write(&z, zst(&bytes)).unwrap();
+    std::fs::write(&b, bz2(&bytes)).unwrap();
+    let (code, want, err) = run(
+        &state,
+        &["verify", "--json", "--tree", plain.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{err}");
+    for f in [&z, &b] {
+        let (code, out, err) = run(&state, &["verify", "--json", "--tree", f.to_str().unwrap()]);
+        assert_eq!(code, 0, "{}: {err}", f.display());
+        assert_eq!(figures(&out), figures(&want), "{}", f.display());
+        assert!(err.is_empty(), "no progress off a terminal: {err}");
+    }
+    cache_is_empty(&state);
+
+    // browse reads it too.
+    let (code, out, err) = run(&state, &["browse", "--tree", z.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Na6"), "{out}");
+
+    // openings lists *.tree.zst (and *.tree.bz2) beside *.tree, with the
+    // sidecar of the plain name.
+    let proofs = d.join("proofs");
+    std::fs::create_dir_all(&proofs).unwrap();
+    std::fs::copy(&z, proofs.join("e3-Na6.tree.zst")).unwrap();
+    std::fs::copy(&b, proofs.join("e3-Na6.tree.bz2")).unwrap();
+    let (code, out, err) = run(
+        &state,
+        &["openings", "--verify", "--proofs", proofs.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("e3 Na6 (international"), "{out}");
+    assert!(out.contains("verified now"), "{out}");
+    assert!(out.contains("(1 files)"), "one proof, listed once: {out}");
+    cache_is_empty(&state);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn damaged_compressed_trees_are_exit_2_naming_the_file() {
+    let d = temp_dir("damaged");
+    let state = d.join("state");
+    let bytes =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs/e3-g6.tree")).unwrap();
+    for (name, data) in [("t.tree.zst", zst(&bytes)), ("t.tree.bz2", bz2(&bytes))] {
+        let f = d.join(name);
+        // Truncated.
+        std::fs::write(&f, &data[..data.len() / 2]).unwrap();
+        let (code, out, err) = run(&state, &["verify", "--tree", f.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {out}{err}");
+        assert!(err.contains(f.to_str().unwrap()), "{name}: {err}");
+        assert!(err.contains("damaged"), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        // A byte flipped in the middle.
+        let mut bad = data.clone();
+        let mid = bad.len() / 2;
+        bad[mid] ^= 0x5a;
+        std::fs::write(&f, &bad).unwrap();
+        let (code, out, err) = run(&state, &["verify", "--tree", f.to_str().unwrap()]);
+        assert!(code == 2 || code == 1, "{name}: {code} {out}{err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        // Sound compression of a malformed tree: rejected.
+        let f2 = d.join(format!("short-{name}"));
+        let short = if name.ends_with("zst") {
+            zst(&bytes[..3])
+        } else {
+            bz2(&bytes[..3])
+        };
+        std::fs::write(&f2, short).unwrap();
+        let (code, out, err) = run(&state, &["verify", "--tree", f2.to_str().unwrap()]);
+        assert_eq!(code, 1, "{name}: {out}{err}");
+        assert!(out.contains("REJECTED: malformed file"), "{out}");
+    }
+    cache_is_empty(&state);
+    std::fs::remove_dir_all(&d).unwrap();
+}
