@@ -473,6 +473,7 @@ fn fics_only_wins_rejected_under_international() {
             line: Vec::new(),
             tables: None,
             open_leaves: false,
+            open_listed: 0,
         };
         assert_eq!(verdict(&bytes, &fics), None, "{}", pos.to_fen());
         let intl = TreeOptions {

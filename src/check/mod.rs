@@ -507,9 +507,13 @@ pub struct Report {
     /// Tables that leaves needed but the table directory lacks (the
     /// directory and the canonical materials); those leaves are unscored.
     pub tables_missing: Option<(String, Vec<String>)>,
-    /// The open leaves, each distinct position once, in file order (see
-    /// [`Verdict::Open`]).
+    /// The open leaves described, each distinct position once, in file
+    /// order (see [`Verdict::Open`]): the first
+    /// [`TreeOptions::open_listed`] of them.
     pub open: Vec<OpenLeaf>,
+    /// How many distinct open leaves there are (all counted, whether
+    /// described in [`Report::open`] or not).
+    pub open_count: u64,
     /// Per move of the root (`verify --tree`), or, when the root has one
     /// child (the winner's move), per reply of the loser after it: each
     /// subtree's figures, in file order. Empty for the store, a rejected
@@ -548,6 +552,7 @@ impl Report {
             tables: None,
             tables_missing: None,
             open: Vec::new(),
+            open_count: 0,
             replies: Vec::new(),
             replies_after: None,
         }
@@ -586,7 +591,7 @@ impl Report {
                 "endgame_tables": self.leaves.tables,
             },
             "table_leaves": tables,
-            "open_leaves": self.open.len(),
+            "open_leaves": self.open_count,
             "open": self.open.iter().take(OPEN_NAMED).map(|o| serde_json::json!({
                 "epd": o.epd,
                 "line": o.line.join(" "),
@@ -667,11 +672,11 @@ impl fmt::Display for Report {
                 for o in self.open.iter().take(OPEN_NAMED) {
                     writeln!(f, "open:        {} (line: {})", o.epd, o.line.join(" "))?;
                 }
-                if self.open.len() > OPEN_NAMED {
+                if self.open_count > OPEN_NAMED as u64 {
                     writeln!(
                         f,
                         "open:        ... and {} more (all of them: verify --obligations FILE)",
-                        self.open.len() - OPEN_NAMED
+                        self.open_count - OPEN_NAMED as u64
                     )?;
                 }
                 if let Some((dir, m)) = &self.tables_missing {

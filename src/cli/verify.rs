@@ -125,6 +125,13 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
                 line,
                 tables: tables.clone(),
                 open_leaves: true,
+                // Every open leaf described only when they are all wanted:
+                // describing one walks to its slot.
+                open_listed: if args.obligations.is_some() {
+                    usize::MAX
+                } else {
+                    check::OPEN_NAMED
+                },
             };
             let mut best = check::check_tree(&tree, &opts);
             for _ in 1..args.repeat {
@@ -195,7 +202,7 @@ fn write_obligations(out: &Path, tree: &Path, report: &check::Report) -> anyhow:
         report.rules.name(),
         game::color_name(report.winner),
         report.root_fen,
-        report.open.len()
+        report.open_count
     );
     for o in &report.open {
         text.push_str(&format!("{} ; line: {}\n", o.epd, o.line.join(" ")));

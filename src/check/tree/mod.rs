@@ -57,6 +57,11 @@ pub struct TreeOptions {
     /// then [`Verdict::Open`]. Off: such a leaf of more than 4 men rejects
     /// the proof and one of 4 men or fewer leaves it not certified.
     pub open_leaves: bool,
+    /// How many open leaves to describe in [`Report::open`] (position and
+    /// line, in file order); all of them are counted. Describing one costs
+    /// a walk to its slot, so a check that only reports keeps this small
+    /// ([`super::OPEN_NAMED`]); `verify --obligations` asks for all.
+    pub open_listed: usize,
 }
 
 type Key = [u8; KEY_LEN];
@@ -349,23 +354,30 @@ fn assemble(walker: &Walker, mut acc: Acc, first_region: u32, mut report: Report
     } else {
         super::finish_tables(&mut report, ctx.opts.tables.as_deref());
         if !matches!(report.verdict, Verdict::Rejected(_)) && !acc.open.is_empty() {
-            report.open = open_leaves(ctx, std::mem::take(&mut acc.open));
-            report.verdict = Verdict::Open {
-                open_leaves: report.open.len() as u64,
-            };
+            let (count, open) = open_leaves(ctx, std::mem::take(&mut acc.open));
+            report.open = open;
+            report.open_count = count;
+            report.verdict = Verdict::Open { open_leaves: count };
         }
     }
     report.elapsed = ctx.t0.elapsed();
     report
 }
 
-/// The open leaves found, `(slot, key)`: each distinct position once (its
-/// first slot), in file order, with its line from the start position.
-fn open_leaves(ctx: &Ctx, mut found: Vec<(u32, Key)>) -> Vec<OpenLeaf> {
+/// The open leaves found, `(slot, key)`: how many distinct positions, and
+/// the first [`TreeOptions::open_listed`] of them (each once, at its first
+/// slot, in file order) with their lines from the start position.
+fn open_leaves(ctx: &Ctx, mut found: Vec<(u32, Key)>) -> (u64, Vec<OpenLeaf>) {
     found.sort_unstable_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
     found.dedup_by(|a, b| a.1 == b.1);
+    let count = found.len() as u64;
+    let listed = ctx.opts.open_listed.min(found.len());
+    if listed < found.len() {
+        found.select_nth_unstable_by_key(listed, |&(slot, _)| slot);
+        found.truncate(listed);
+    }
     found.sort_unstable_by_key(|&(slot, _)| slot);
-    found
+    let described = found
         .into_iter()
         .map(|(slot, _)| {
             let path = path_to(ctx.tree, slot).map(|(p, _)| p).unwrap_or_default();
@@ -379,5 +391,6 @@ fn open_leaves(ctx: &Ctx, mut found: Vec<(u32, Key)>) -> Vec<OpenLeaf> {
                 node: slot,
             }
         })
-        .collect()
+        .collect();
+    (count, described)
 }
