@@ -474,6 +474,7 @@ fn fics_only_wins_rejected_under_international() {
             tables: None,
             open_leaves: false,
             open_listed: 0,
+            progress: None,
         };
         assert_eq!(verdict(&bytes, &fics), None, "{}", pos.to_fen());
         let intl = TreeOptions {

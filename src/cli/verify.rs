@@ -8,7 +8,7 @@ use crate::wintree::{WinTree, WinTreeError};
 use anyhow::Context;
 use clap::Args;
 use shakmaty::variant::Antichess;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `antiproof verify`.
@@ -117,7 +117,11 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
                 }
                 codes[prolog.len()..].to_vec()
             };
+            let progress = std::io::stderr()
+                .is_terminal()
+                .then(|| Progress::start(tree.len() as u64));
             let opts = TreeOptions {
+                progress: progress.as_ref().map(|p| p.counter.clone()),
                 rules: args.rules,
                 winner: args.winner,
                 start: args.fen.as_ref().map(|_| start.clone()),
@@ -134,6 +138,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
                 },
             };
             let mut best = check::check_tree(&tree, &opts);
+            drop(progress);
             for _ in 1..args.repeat {
                 let r = check::check_tree(&tree, &opts);
                 if r.elapsed < best.elapsed {
@@ -226,4 +231,58 @@ fn malformed(args: &VerifyArgs, what: &str) -> u8 {
         println!("REJECTED: malformed file: {what}");
     }
     EXIT_NO
+}
+
+/// A progress line on standard error (a terminal) while a file is checked:
+/// positions checked of the file's slots, and the time left at the rate so
+/// far. Cleared when dropped.
+struct Progress {
+    counter: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Progress {
+    fn start(total: u64) -> Progress {
+        use std::sync::atomic::Ordering::Relaxed;
+        let counter = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (c, d) = (counter.clone(), done.clone());
+        let thread = std::thread::spawn(move || {
+            let t0 = std::time::Instant::now();
+            let mut shown = false;
+            while !d.load(Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                let n = c.load(Relaxed).min(total);
+                let secs = t0.elapsed().as_secs_f64();
+                // Small files finish before anything is worth showing.
+                if secs < 1.0 || n == 0 || d.load(Relaxed) {
+                    continue;
+                }
+                let left = secs * (total - n) as f64 / n as f64;
+                eprint!(
+                    "\rchecked {n} of {total} slots ({:.1}%), about {left:.0} s left   ",
+                    100.0 * n as f64 / total.max(1) as f64
+                );
+                shown = true;
+            }
+            if shown {
+                eprint!("\r\x1b[K");
+            }
+        });
+        Progress {
+            counter,
+            done,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.done.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }

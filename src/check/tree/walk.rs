@@ -189,6 +189,16 @@ impl<'c, 't> Walker<'c, 't> {
         }
     }
 
+    /// Reports progress every [`super::PROGRESS_STEP`] positions of this
+    /// walker's count (the counts of parallel walkers add up).
+    fn tick(&self, acc: &Acc) {
+        if acc.positions.is_multiple_of(super::PROGRESS_STEP)
+            && let Some(p) = &self.ctx.opts.progress
+        {
+            p.fetch_add(super::PROGRESS_STEP, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
     fn leaf(&self, slot: u32, pos: &Antichess, acc: &mut Acc) {
         let rules = self.ctx.opts.rules;
         let legal = pos.legal_moves();
@@ -261,10 +271,12 @@ impl<'c, 't> Walker<'c, 't> {
             }
             NodeKind::Unsolved => {
                 acc.positions += 1;
+                self.tick(acc);
                 acc.fail(slot, Reason::Unsolved);
             }
             NodeKind::Leaf => {
                 acc.positions += 1;
+                self.tick(acc);
                 self.raise_local(at);
                 if end != slot + 1 {
                     return malformed(acc, "a leaf where a subtree must be");
@@ -273,6 +285,7 @@ impl<'c, 't> Walker<'c, 't> {
             }
             NodeKind::Inner => {
                 acc.positions += 1;
+                self.tick(acc);
                 if at.depth >= crate::check::MAX_PLIES {
                     return acc.fail(slot, Reason::TooDeep);
                 }
