@@ -62,12 +62,12 @@ pub struct TreeOptions {
     /// a walk to its slot, so a check that only reports keeps this small
     /// ([`super::OPEN_NAMED`]); `verify --obligations` asks for all.
     pub open_listed: usize,
-    /// Bumped (in steps of [`PROGRESS_STEP`]) as positions are checked,
-    /// for a progress display; `None`: no counting.
+    /// Bumped (in steps of [`PROGRESS_STEP`]) as the file's slots are
+    /// checked, for a progress display; `None`: no counting.
     pub progress: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
 }
 
-/// Positions between two bumps of [`TreeOptions::progress`].
+/// Slots between two bumps of [`TreeOptions::progress`].
 pub const PROGRESS_STEP: u64 = 1 << 14;
 
 type Key = [u8; KEY_LEN];

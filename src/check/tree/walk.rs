@@ -189,10 +189,11 @@ impl<'c, 't> Walker<'c, 't> {
         }
     }
 
-    /// Reports progress every [`super::PROGRESS_STEP`] positions of this
-    /// walker's count (the counts of parallel walkers add up).
-    fn tick(&self, acc: &Acc) {
-        if acc.positions.is_multiple_of(super::PROGRESS_STEP)
+    /// Reports progress: every slot is walked once, so each slot index
+    /// that is a multiple of [`super::PROGRESS_STEP`] stands for that many
+    /// slots checked (whichever parallel walker reaches it).
+    fn tick(&self, slot: u32) {
+        if u64::from(slot).is_multiple_of(super::PROGRESS_STEP)
             && let Some(p) = &self.ctx.opts.progress
         {
             p.fetch_add(super::PROGRESS_STEP, std::sync::atomic::Ordering::Relaxed);
@@ -271,12 +272,12 @@ impl<'c, 't> Walker<'c, 't> {
             }
             NodeKind::Unsolved => {
                 acc.positions += 1;
-                self.tick(acc);
+                self.tick(slot);
                 acc.fail(slot, Reason::Unsolved);
             }
             NodeKind::Leaf => {
                 acc.positions += 1;
-                self.tick(acc);
+                self.tick(slot);
                 self.raise_local(at);
                 if end != slot + 1 {
                     return malformed(acc, "a leaf where a subtree must be");
@@ -285,7 +286,7 @@ impl<'c, 't> Walker<'c, 't> {
             }
             NodeKind::Inner => {
                 acc.positions += 1;
-                self.tick(acc);
+                self.tick(slot);
                 if at.depth >= crate::check::MAX_PLIES {
                     return acc.fail(slot, Reason::TooDeep);
                 }
