@@ -367,20 +367,16 @@ impl Store {
     /// repaired it.
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
         existing_file(path)?;
-        let open = || {
-            guard::guarded(path, || {
-                builder()
-                    .open_read_only(path)
-                    .map_err(|e| open_error(path, e))
-            })
-        };
-        let db = match open() {
+        // The engine's own error, so that "needs repair" is told by its
+        // variant, not by the words of its message.
+        let open = || guard::guarded(path, || Ok(builder().open_read_only(path)));
+        let db = match open()? {
             Ok(db) => db,
-            Err(StoreError::Open { message, .. }) if message.contains("repair") => {
+            Err(DatabaseError::RepairAborted) => {
                 Store::repair(path)?;
-                open()?
+                open()?.map_err(|e| open_error(path, e))?
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(open_error(path, e)),
         };
         let store = Store {
             db: Some(Db::Read(db)),
