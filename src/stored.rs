@@ -13,12 +13,12 @@
 //!
 //! A stored proof is closed: a `Win` record's move leads to a position
 //! with a `Loss` record, a game the winner has won, or (under a record
-//! flagged [`store::FLAG_TABLES`]) a position of at most
+//! flagged [`crate::store::FLAG_TABLES`]) a position of at most
 //! [`MAX_MEN`] men scored by endgame tables; every move of a `Loss`
 //! record leads to one of those.
 
 use crate::rules::{Color, Move, Outcome, Position, Rules};
-use crate::store::{self, Key, Record, Store, StoreError, StoreReader, Verdict};
+use crate::store::{Key, Record, Store, StoreError, StoreReader, Verdict};
 use crate::tablefile::MAX_MEN;
 use crate::vocab::MoveCode;
 use std::collections::HashMap;
@@ -275,14 +275,6 @@ impl<R: RecordLookup> StoredProof<R> {
             return Ok(Some(s));
         }
         Ok((parent.rests_on_tables() && child.men() <= MAX_MEN).then_some(1))
-    }
-}
-
-impl Record {
-    /// Whether the proof below this record rests on endgame tables (some
-    /// of its leaves are table positions, not game ends).
-    pub fn rests_on_tables(&self) -> bool {
-        self.flags & store::FLAG_TABLES != 0
     }
 }
 

@@ -12,7 +12,7 @@ use super::dfpn::{child_key, sat};
 use super::report::{ProofSummary, SearchError};
 use super::tt::INF;
 use crate::rules::{Move, Outcome, Position};
-use crate::store::{self, Key, StoreError, Verdict};
+use crate::store::{Key, StoreError, Verdict};
 use crate::vocab::MoveCode;
 use std::collections::HashMap;
 
@@ -123,7 +123,7 @@ impl Prover<'_> {
         if let Some(rec) = self.writer.stored_record(self.rules, pos)? {
             let win = (rec.verdict == Verdict::Win) == or;
             let depth = self.writer.depth(pos.zobrist());
-            let tables = rec.flags & store::FLAG_TABLES != 0;
+            let tables = rec.rests_on_tables();
             return Ok(win.then(|| {
                 self.ex
                     .new_leaf(pos, packed, ExKind::Stored(rec.size, depth, tables))

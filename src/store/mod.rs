@@ -106,6 +106,12 @@ pub struct Record {
 }
 
 impl Record {
+    /// Whether the proof below this record rests on endgame tables (some
+    /// of its leaves are table positions, not game ends): [`FLAG_TABLES`].
+    pub fn rests_on_tables(&self) -> bool {
+        self.flags & FLAG_TABLES != 0
+    }
+
     /// The 12-byte form.
     pub fn to_bytes(&self) -> [u8; RECORD_LEN] {
         let mut b = [0u8; RECORD_LEN];
