@@ -652,18 +652,30 @@ impl StoreReader {
 mod tests {
     use super::*;
 
-    #[test]
-    fn records_round_trip_and_persist() {
-        let dir = std::env::temp_dir().join(format!("antiproof-store-{}", std::process::id()));
+    /// A fresh directory and a store path in it (the file not there yet).
+    fn fresh(name: &str) -> (PathBuf, PathBuf) {
+        let dir =
+            std::env::temp_dir().join(format!("antiproof-store-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.redb");
         let _ = std::fs::remove_file(&path);
-        let r = Record {
+        (dir, path)
+    }
+
+    /// A win record with move code `mv` and proof size `size`.
+    fn win(mv: u16, size: u64) -> Record {
+        Record {
             verdict: Verdict::Win,
             flags: 0,
-            mv: MoveCode::from_raw(0x1234),
-            size: 77,
-        };
+            mv: MoveCode::from_raw(mv),
+            size,
+        }
+    }
+
+    #[test]
+    fn records_round_trip_and_persist() {
+        let (dir, path) = fresh("new");
+        let r = win(0x1234, 77);
         {
             let s = Store::open(&path).unwrap();
             s.put_batch(Rules::International, &[([7; KEY_LEN], r)])
@@ -680,16 +692,8 @@ mod tests {
 
     #[test]
     fn a_store_older_than_a_rule_set_reads_and_takes_it() {
-        let dir = std::env::temp_dir().join(format!("antiproof-store-old-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.redb");
-        let _ = std::fs::remove_file(&path);
-        let r = Record {
-            verdict: Verdict::Win,
-            flags: 0,
-            mv: MoveCode::from_raw(0x0abc),
-            size: 5,
-        };
+        let (dir, path) = fresh("old");
+        let r = win(0x0abc, 5);
         {
             // As created before joint rules: no `proven_joint` table.
             let s = Store::open(&path).unwrap();
