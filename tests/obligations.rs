@@ -144,6 +144,14 @@ fn listed(path: &Path) -> Vec<String> {
         .collect()
 }
 
+/// `antiproof prove --db DB --obligations FILE EXTRA...`: exit code,
+/// standard output and standard error.
+fn discharge(db: &str, file: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["prove", "--db", db, "--obligations", file];
+    args.extend_from_slice(extra);
+    antiproof(&args)
+}
+
 #[test]
 fn open_leaves_are_listed_proven_and_merged_into_one_certificate() {
     let dir = temp_dir("obligations-flow");
@@ -186,13 +194,7 @@ fn open_leaves_are_listed_proven_and_merged_into_one_certificate() {
         "# antiproof obligations\n# rules: international\n# winner: white\n",
     )
     .unwrap();
-    let (rc, out, err) = antiproof(&[
-        "prove",
-        "--db",
-        db_s,
-        "--obligations",
-        empty.to_str().unwrap(),
-    ]);
+    let (rc, out, err) = discharge(db_s, empty.to_str().unwrap(), &[]);
     assert_eq!(rc, 0, "{out}{err}");
     let merged = dir.join("merged.tree");
     let merged_s = merged.to_str().unwrap();
@@ -202,31 +204,14 @@ fn open_leaves_are_listed_proven_and_merged_into_one_certificate() {
     assert!(!merged.exists());
 
     // Discharge, then merge: one certificate, nothing else needed.
-    let (rc, out, err) = antiproof(&[
-        "prove",
-        "--db",
-        db_s,
-        "--obligations",
-        ob_s,
-        "--memory",
-        "64M",
-    ]);
+    let (rc, out, err) = discharge(db_s, ob_s, &["--memory", "64M"]);
     assert_eq!(rc, 0, "{out}{err}");
     assert!(
         out.contains(&format!("{n} of {n} obligations proven for white")),
         "{out}"
     );
     // Again: found in the store.
-    let (rc, out, err) = antiproof(&[
-        "prove",
-        "--db",
-        db_s,
-        "--obligations",
-        ob_s,
-        "--memory",
-        "64M",
-        "--json",
-    ]);
+    let (rc, out, err) = discharge(db_s, ob_s, &["--memory", "64M", "--json"]);
     assert_eq!(rc, 0, "{out}{err}");
     let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(j["proven"], n);
@@ -275,15 +260,11 @@ fn bad_obligations_files_are_usage_errors_naming_the_line() {
     for (name, text, line) in cases {
         let f = dir.join(format!("{name}.epd"));
         std::fs::write(&f, text).unwrap();
-        let (rc, out, err) = antiproof(&[
-            "prove",
-            "--db",
+        let (rc, out, err) = discharge(
             db.to_str().unwrap(),
-            "--obligations",
             f.to_str().unwrap(),
-            "--memory",
-            "16M",
-        ]);
+            &["--memory", "16M"],
+        );
         assert_eq!(rc, 2, "{name}: {out}{err}");
         assert!(err.contains(line), "{name}: {err}");
     }
@@ -303,15 +284,7 @@ fn obligations_disproven_or_stopped() {
         format!("{head}8/8/8/8/8/8/1p6/K7 w - -\n8/8/8/8/8/8/1P6/k7 b - -\n"),
     )
     .unwrap();
-    let (rc, out, err) = antiproof(&[
-        "prove",
-        "--db",
-        db_s,
-        "--obligations",
-        lost.to_str().unwrap(),
-        "--memory",
-        "16M",
-    ]);
+    let (rc, out, err) = discharge(db_s, lost.to_str().unwrap(), &["--memory", "16M"]);
     assert_eq!(rc, 1, "{out}{err}");
     assert!(
         out.contains("disproven (not certified): line(s) 4"),
@@ -325,31 +298,16 @@ fn obligations_disproven_or_stopped() {
         format!("{head}rnbqkbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR b - -\n"),
     )
     .unwrap();
-    let (rc, out, err) = antiproof(&[
-        "prove",
-        "--db",
+    let (rc, out, err) = discharge(
         db_s,
-        "--obligations",
         big.to_str().unwrap(),
-        "--memory",
-        "16M",
-        "--limit",
-        "200 nodes",
-        "--json",
-    ]);
+        &["--memory", "16M", "--limit", "200 nodes", "--json"],
+    );
     assert_eq!(rc, 3, "{out}{err}");
     let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(j["result"], "stopped");
     assert_eq!(j["stopped_at_line"], 4);
     // --winner against the header: a usage error.
-    let (rc, _, err) = antiproof(&[
-        "prove",
-        "--db",
-        db_s,
-        "--obligations",
-        big.to_str().unwrap(),
-        "--winner",
-        "black",
-    ]);
+    let (rc, _, err) = discharge(db_s, big.to_str().unwrap(), &["--winner", "black"]);
     assert_eq!(rc, 2, "{err}");
 }
