@@ -2,7 +2,7 @@
 
 use super::values;
 use super::{EXIT_ERROR, EXIT_OK};
-use crate::rules::{Color, Rules};
+use crate::rules::Color;
 use crate::web::source::{Forest, ProofSource, RecordSource, SourceError, TreeSource};
 use crate::web::view;
 use crate::wintree::WinTreeError;
@@ -27,9 +27,8 @@ pub struct SourceArgs {
     /// is given.
     #[arg(long, value_name = "DIR", default_value = "proofs")]
     pub proofs: PathBuf,
-    /// Rule set of the proof: international (lichess), fics or joint.
-    #[arg(long, default_value = "international", value_parser = values::rules)]
-    pub rules: Rules,
+    #[command(flatten)]
+    pub rules: values::RuleArgs,
     /// The winner of the win-tree files (default: the sidecar
     /// `<file>.json`'s `winner`, else read from the tree's shape).
     #[arg(long, value_parser = values::color)]
@@ -67,7 +66,7 @@ impl SourceArgs {
             let winner = self.winner.or_else(|| sidecar_winner(t));
             // Each error says the path once: I/O and store errors name it
             // already.
-            let s = TreeSource::open(t, self.rules, winner).map_err(|e| match e {
+            let s = TreeSource::open(t, self.rules.stalemate(), winner).map_err(|e| match e {
                 SourceError::WinTree(e @ WinTreeError::Io { .. }) => anyhow::Error::new(e),
                 SourceError::WinTree(e) => anyhow::anyhow!("{}: {e}", t.display()),
                 e => anyhow::anyhow!("{}: {e}", t.display()),
@@ -75,7 +74,7 @@ impl SourceArgs {
             sources.push(Box::new(s));
         }
         for d in &self.db {
-            let s = RecordSource::open_store(d, self.rules).map_err(|e| match e {
+            let s = RecordSource::open_store(d, self.rules.stalemate()).map_err(|e| match e {
                 SourceError::Store(e) => e.naming(d),
                 e => anyhow::anyhow!("{}: {e}", d.display()),
             })?;
@@ -105,8 +104,9 @@ pub struct BrowseArgs {
 
 /// Runs `antiproof browse`.
 pub fn run(args: BrowseArgs) -> anyhow::Result<u8> {
+    args.source.rules.without_fifty("browse")?;
     let source = args.source.open()?;
-    let v = match view::view(&*source, args.source.rules, &args.moves) {
+    let v = match view::view(&*source, args.source.rules.stalemate(), &args.moves) {
         Ok(v) => v,
         Err(e) if e.is_bad_request() => {
             eprintln!("antiproof: error: {e}");

@@ -14,7 +14,7 @@
 
 use super::values;
 use super::{EXIT_NO, EXIT_OK};
-use crate::rules::{Color, Move, Position, Rules};
+use crate::rules::{Color, Move, Position};
 use crate::store::{Key, StoreReader};
 use crate::stored::{Node, StoredProof};
 use crate::tables::{Tables, Value};
@@ -31,9 +31,8 @@ pub struct ExportArgs {
     /// The proof store (default: antiproof.redb in the current directory).
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
-    /// Rule set: international (lichess), fics or joint.
-    #[arg(long, default_value = "international", value_parser = values::rules)]
-    rules: Rules,
+    #[command(flatten)]
+    rules: values::RuleArgs,
     /// The winner (default: the side with a win record at the line or just
     /// after it).
     #[arg(long, value_parser = values::color)]
@@ -227,6 +226,7 @@ impl Exporter<'_> {
 
 /// Runs `antiproof export`.
 pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
+    args.rules.without_fifty("export")?;
     let db = args
         .db
         .clone()
@@ -245,7 +245,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
         if !dir.is_dir() {
             anyhow::bail!("--tables {}: not a directory", dir.display());
         }
-        Some(Tables::open(dir, args.rules))
+        Some(Tables::open(dir, args.rules.stalemate()))
     } else {
         None
     };
@@ -283,13 +283,13 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
             1 => root.turn(),
             _ => !root.turn(),
         },
-        (None, None) => match StoredProof::new(&reader, args.rules).winner_at(&root)? {
+        (None, None) => match StoredProof::new(&reader, args.rules.stalemate()).winner_at(&root)? {
             Some(w) => w,
             None => {
                 eprintln!(
                     "antiproof: no proof in {} at this line under {} rules",
                     path.display(),
-                    args.rules
+                    args.rules.stalemate()
                 );
                 return Ok(EXIT_NO);
             }
@@ -301,7 +301,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
             .stack_size(1 << 30)
             .spawn_scoped(s, || {
                 let mut ex = Exporter {
-                    proof: StoredProof::new(&reader, args.rules),
+                    proof: StoredProof::new(&reader, args.rules.stalemate()),
                     winner,
                     dag: ProofDag::new(),
                     ids: HashMap::new(),
@@ -339,7 +339,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
                 out,
                 "wrote {}: rules {}, winner {}, {} positions, {} node slots ({} transpositions), {} size entries, {} bytes{}{}",
                 args.output.display(),
-                args.rules,
+                args.rules.stalemate(),
                 winner,
                 ex.dag.nodes.len(),
                 w.slots,

@@ -13,7 +13,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         "--memory".to_string(),
         args.memory.to_string(),
         "--rules".to_string(),
-        args.rules.to_string(),
+        args.rules.rule_set().to_string(),
     ];
     if let Some(l) = &args.limit {
         options.push("--limit".into());

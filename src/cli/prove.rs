@@ -19,9 +19,8 @@ pub struct ProveArgs {
     /// The proof store (redb file; created if missing).
     #[arg(long, default_value = "antiproof.redb")]
     db: PathBuf,
-    /// Rule set: international (lichess), fics or joint.
-    #[arg(long, default_value = "international", value_parser = values::rules)]
-    pub(super) rules: Rules,
+    #[command(flatten)]
+    pub(super) rules: values::RuleArgs,
     /// Start from this FEN instead of the standard start position.
     #[arg(long)]
     fen: Option<String>,
@@ -103,13 +102,14 @@ struct Summary {
 
 /// Runs `antiproof prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
+    args.rules.without_fifty("prove")?;
     if args.ladder {
         return super::ladder::run(&args);
     }
     if let Some(path) = &args.obligations {
         return run_obligations(&args, path);
     }
-    let rules = args.rules;
+    let rules = args.rules.stalemate();
     let start = match &args.fen {
         Some(f) => Position::from_fen(f).with_context(|| format!("reading --fen {f:?}"))?,
         None => Position::startpos(),
@@ -211,7 +211,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
 /// is disproven (the others are still tried), 3 when a limit or a signal
 /// stopped the run (run it again to resume: proven ones are in the store).
 fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
-    let rules = args.rules;
+    let rules = args.rules.stalemate();
     let list = super::obligations::read(path, rules)?;
     let winner = match (args.winner, list.winner) {
         (Some(a), Some(b)) if a != b => bail!(

@@ -39,9 +39,10 @@ pub struct ServeArgs {
 
 /// Runs `antiproof serve`.
 pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
+    args.source.rules.without_fifty("serve")?;
     let source = args.source.open()?;
     let name = source.name();
-    let app = Arc::new(App::new(source, args.source.rules));
+    let app = Arc::new(App::new(source, args.source.rules.stalemate()));
     let limits = Limits {
         // The ranges above keep these small.
         threads: args.threads,
@@ -55,7 +56,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
     let addr = server.local_addr()?;
     {
         let mut out = std::io::stdout().lock();
-        writeln!(out, "antiproof serve: {name} ({} rules)", args.source.rules)?;
+        writeln!(
+            out,
+            "antiproof serve: {name} ({} rules)",
+            args.source.rules.stalemate()
+        )?;
         writeln!(
             out,
             "listening on http://{addr}/  (page: http://{addr}/browse)"

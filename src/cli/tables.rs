@@ -39,9 +39,8 @@ struct Common {
     /// ~/.cache/antiproof/tables).
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// Rule set: international (lichess), fics or joint.
-    #[arg(long, default_value = "international", value_parser = values::rules)]
-    rules: Rules,
+    #[command(flatten)]
+    rules: values::RuleArgs,
 }
 
 impl Common {
@@ -121,20 +120,21 @@ fn parse_materials(names: &[String]) -> anyhow::Result<Vec<Material>> {
 }
 
 fn build(a: BuildArgs) -> anyhow::Result<u8> {
+    a.common.rules.without_fifty("tables build")?;
     let materials = if a.materials.is_empty() {
         Material::all_up_to(a.men)
     } else {
         parse_materials(&a.materials)?
     };
     let dir = a.common.dir();
-    let tables = Tables::open_building(&dir, a.common.rules);
+    let tables = Tables::open_building(&dir, a.common.rules.stalemate());
     let start = Instant::now();
     let mut out = io::stdout().lock();
     writeln!(
         out,
         "tables: {} material(s), rules {}, directory {}",
         materials.len(),
-        a.common.rules,
+        a.common.rules.stalemate(),
         dir.display()
     )?;
     let mut built = 0u64;
@@ -173,7 +173,7 @@ fn build(a: BuildArgs) -> anyhow::Result<u8> {
         out,
         "built {built} table(s), {bytes} bytes of entries, in {:.1}s (rules {})",
         start.elapsed().as_secs_f64(),
-        a.common.rules
+        a.common.rules.stalemate()
     )?;
     if let Some(e) = err {
         return Err(e.into());
@@ -209,8 +209,9 @@ fn rebuild_hint(dir: &std::path::Path, m: &Material, rules: Rules) -> String {
 }
 
 fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
+    a.common.rules.without_fifty("tables verify")?;
     let dir = a.common.dir();
-    let rules = a.common.rules;
+    let rules = a.common.rules.stalemate();
     let roots = if a.materials.is_empty() {
         let roots = tables_in_dir(&dir, rules)?;
         if roots.is_empty() {
@@ -318,6 +319,7 @@ fn json_value(v: Value) -> serde_json::Value {
 }
 
 fn probe(a: ProbeArgs) -> anyhow::Result<u8> {
+    a.common.rules.without_fifty("tables probe")?;
     let pos = Position::from_fen(&a.fen).with_context(|| format!("reading FEN {:?}", a.fen))?;
     if pos.men() > MAX_MEN {
         bail!(
@@ -326,7 +328,7 @@ fn probe(a: ProbeArgs) -> anyhow::Result<u8> {
             pos.men()
         );
     }
-    let rules = a.common.rules;
+    let rules = a.common.rules.stalemate();
     let tables = Tables::open_building(a.common.dir(), rules);
     let value = tables.value(&pos)?;
     let mut moves = Vec::new();
@@ -379,8 +381,9 @@ impl Rng {
 }
 
 fn bench(a: BenchArgs) -> anyhow::Result<u8> {
+    a.common.rules.without_fifty("tables bench")?;
     let dir = a.common.dir();
-    let rules = a.common.rules;
+    let rules = a.common.rules.stalemate();
     let materials = tables_in_dir(&dir, rules)?;
     if materials.is_empty() {
         bail!(

@@ -5,6 +5,7 @@
 
 use crate::rules::{Color, Rules};
 use crate::search::Limits;
+use crate::vocab::RuleSet;
 use clap::builder::RangedU64ValueParser;
 use std::fmt;
 use std::str::FromStr;
@@ -169,9 +170,62 @@ impl fmt::Display for MemorySize {
     }
 }
 
-/// A rule set: `international` (or `lichess`), `fics` or `joint`.
+/// A stalemate rule: `international`, `fics` or `joint`.
 pub fn rules(s: &str) -> Result<Rules, String> {
     s.parse()
+}
+
+/// A whole rule set: `international`, `fics`, `joint`, each optionally
+/// with `+fifty`, or `lichess` (international with the fifty-move rule).
+pub fn rule_set(s: &str) -> Result<RuleSet, String> {
+    s.parse()
+}
+
+/// `--rules` and `--fifty-move-rule`, as every command that takes a rule
+/// set reads them.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct RuleArgs {
+    /// Rule set: international, fics or joint (how a stalemate with men
+    /// left scores), optionally with +fifty; lichess is international with
+    /// the fifty-move rule, as lichess plays.
+    #[arg(
+        long = "rules",
+        default_value = "international",
+        value_parser = rule_set,
+        value_name = "RULES"
+    )]
+    set: RuleSet,
+    /// The fifty-move rule: a game is drawn after 100 plies without a
+    /// capture or pawn move, unless that ply ended it (on with any --rules).
+    #[arg(long)]
+    fifty_move_rule: bool,
+}
+
+impl RuleArgs {
+    /// The rule set asked for.
+    pub fn rule_set(&self) -> RuleSet {
+        RuleSet::new(
+            self.set.stalemate,
+            self.set.fifty_move || self.fifty_move_rule,
+        )
+    }
+
+    /// The stalemate rule.
+    pub fn stalemate(&self) -> Rules {
+        self.set.stalemate
+    }
+
+    /// The stalemate rule, for a command that does not model the
+    /// fifty-move rule: an error naming the command if it was asked for.
+    pub fn without_fifty(&self, command: &str) -> anyhow::Result<Rules> {
+        if self.rule_set().fifty_move {
+            anyhow::bail!(
+                "antiproof {command}: the fifty-move rule is not supported here (drop --fifty-move-rule, or use --rules {})",
+                self.set.stalemate
+            );
+        }
+        Ok(self.set.stalemate)
+    }
 }
 
 /// A side: `white` (`w`) or `black` (`b`).
@@ -329,7 +383,8 @@ mod tests {
     #[test]
     fn words_parse_the_same_for_every_command() {
         assert_eq!(rules("international"), Ok(Rules::International));
-        assert_eq!(rules("Lichess"), Ok(Rules::International));
+        assert!(rules("Lichess").is_err());
+        assert_eq!(rule_set("Lichess"), Ok(RuleSet::LICHESS));
         assert_eq!(rules("fics"), Ok(Rules::Fics));
         assert_eq!(rules("joint"), Ok(Rules::Joint));
         assert!(rules("atomic").unwrap_err().contains("rule set"));

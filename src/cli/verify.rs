@@ -3,7 +3,7 @@
 
 use super::values;
 use super::{EXIT_NO, EXIT_OK, EXIT_OPEN};
-use crate::check::{self, Rules, TreeOptions, Verdict, game};
+use crate::check::{self, TreeOptions, Verdict, game};
 use crate::wintree::{WinTree, WinTreeError};
 use anyhow::Context;
 use clap::Args;
@@ -24,9 +24,8 @@ pub struct VerifyArgs {
     /// else $TMPDIR) and checked from there.
     #[arg(long, value_name = "FILE")]
     tree: Option<PathBuf>,
-    /// Rule set: international (lichess), fics or joint.
-    #[arg(long, default_value = "international", value_parser = values::rules)]
-    rules: Rules,
+    #[command(flatten)]
+    rules: values::RuleArgs,
     /// The side that wins (default: inferred from the proof's root).
     #[arg(long, value_parser = values::check_color)]
     winner: Option<shakmaty::Color>,
@@ -71,13 +70,14 @@ pub struct VerifyArgs {
 
 /// Runs `antiproof verify`.
 pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
+    args.rules.without_fifty("verify")?;
     let tables = match &args.tables {
         Some(dir) => {
             if !dir.is_dir() {
                 anyhow::bail!("--tables {}: not a directory", dir.display());
             }
             Some(std::sync::Arc::new(
-                check::LeafTables::open(dir, args.rules).recertify(args.recertify),
+                check::LeafTables::open(dir, args.rules.stalemate()).recertify(args.recertify),
             ))
         }
         None => None,
@@ -122,7 +122,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
                 .then(|| Progress::start(tree.len() as u64));
             let opts = TreeOptions {
                 progress: progress.as_ref().map(|p| p.counter.clone()),
-                rules: args.rules,
+                rules: args.rules.stalemate(),
                 winner: args.winner,
                 start: args.fen.as_ref().map(|_| start.clone()),
                 threads: args.threads,
@@ -156,7 +156,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
             let check = || {
                 check::check_store_with(
                     &reader,
-                    args.rules,
+                    args.rules.stalemate(),
                     &root,
                     &line,
                     args.winner,
@@ -223,7 +223,7 @@ fn malformed(args: &VerifyArgs, what: &str) -> u8 {
             "{}",
             serde_json::json!({
                 "verdict": "rejected",
-                "rules": args.rules.name(),
+                "rules": args.rules.stalemate().name(),
                 "rejection": {"kind": "Malformed", "reason": format!("malformed file: {what}")},
             })
         );

@@ -2,8 +2,10 @@
 //! the checker: names and codes only, no rules logic, so the independent
 //! checker (`crate::check`) may import it without trusting the prover.
 //!
-//! * [`Rules`]: the rule set, with its name (`"international"`, `"fics"`,
-//!   `"joint"`) and its one-byte code in stored formats.
+//! * [`Rules`]: the stalemate rule, with its name (`"international"`,
+//!   `"fics"`, `"joint"`) and its one-byte code in stored formats;
+//!   [`RuleSet`]: it with the fifty-move rule on or off
+//!   ([`FIFTY_MOVE_PLIES`]).
 //! * [`line`]: move lines as people write them (move numbers, results,
 //!   annotations dropped; null moves refused): one tokenizer for every
 //!   command, the checker's included.
@@ -19,4 +21,4 @@ mod move_code;
 mod rule_set;
 
 pub use move_code::MoveCode;
-pub use rule_set::Rules;
+pub use rule_set::{FIFTY_MOVE_PLIES, RuleSet, Rules};
