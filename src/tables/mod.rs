@@ -95,6 +95,8 @@ type TableMap = HashMap<u64, (Material, Arc<Table>), crate::fasthash::FastBuild>
 pub struct Tables {
     dir: PathBuf,
     rules: Rules,
+    /// Tables for the fifty-move rule: see [`Tables::open_rule_set`].
+    fifty_move: bool,
     build: bool,
     loaded: RwLock<TableMap>,
     /// Materials found missing by [`Tables::probe`] (not looked for again).
@@ -143,11 +145,34 @@ impl Tables {
         Tables {
             dir: dir.as_ref().to_path_buf(),
             rules,
+            fifty_move: false,
             build: false,
             loaded: RwLock::new(TableMap::default()),
             missing: RwLock::default(),
             building: Mutex::new(()),
         }
+    }
+
+    /// Opens a directory for reading only, for a whole rule set. With the
+    /// fifty-move rule on, [`Tables::probe`] and [`Tables::value`] give,
+    /// for the side to move at a half-move clock of 0, `Win(n)` /
+    /// `Loss(n)` where `n` is the plies to the next capture or pawn move
+    /// (or game end) under best play within the rule, and `Draw` for
+    /// everything else (cursed wins, blessed losses). A position at clock
+    /// `c` is won by the side to move iff `Win(n)` with `c + n <= 100`.
+    ///
+    /// (Stub until the fifty-move tables land: under the rule nothing is
+    /// found.)
+    pub fn open_rule_set(dir: impl AsRef<Path>, rules: crate::vocab::RuleSet) -> Tables {
+        Tables {
+            fifty_move: rules.fifty_move,
+            ..Tables::open(dir, rules.stalemate)
+        }
+    }
+
+    /// Whether these are tables for the fifty-move rule.
+    pub fn fifty_move(&self) -> bool {
+        self.fifty_move
     }
 
     /// Opens a directory where missing tables are built on demand.
@@ -271,7 +296,7 @@ impl Tables {
     /// `Tables`). Never builds, whatever the opening mode. Game ends and
     /// en-passant positions are valued directly.
     pub fn probe(&self, pos: &Position) -> Option<Value> {
-        if pos.men() > MAX_MEN {
+        if pos.men() > MAX_MEN || self.fifty_move {
             return None;
         }
         value_of(pos, self.rules, &NoBuild(self)).ok()
