@@ -12,7 +12,7 @@ bin=target/release/antiproof
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 if [ $# -eq 0 ]; then
-  set -- "e4" "d4" "d3" "e3 d5" "e3 d6" "e3 Na6" "e3 g6" "e3 e5" "e3 f5" "e3 Nf6" "e3 h6" "e3 a5" "e3 a6" "Nc3" "Nf3" "f4" "h4"
+  set -- "e4" "d4" "d3" "e3 d5" "e3 d6" "e3 Na6" "e3 g6" "e3 e5" "e3 f5" "e3 Nf6" "e3 h6" "e3 a5" "e3 a6" "e3 h5" "Nc3" "Nf3" "f4" "h4"
 fi
 mkdir -p proofs
 for line in "$@"; do
