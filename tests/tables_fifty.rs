@@ -1,0 +1,418 @@
+//! Endgame tables under the fifty-move rule (issue 14): built, certified
+//! with shakmaty, and checked position by position against a direct
+//! brute-force search over (position, half-move clock) written here with
+//! shakmaty alone.
+
+use antiproof::rules::{Position, Rules};
+use antiproof::tables::certify::{self, CertifyError};
+use antiproof::tables::{Material, TableSet, Tables, Value};
+use antiproof::vocab::RuleSet;
+use shakmaty::variant::Antichess;
+use shakmaty::{
+    Bitboard, Board, CastlingMode, Color, FromSetup, Piece, Position as _, Role, Setup,
+};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+/// A fresh directory under the target's scratch space.
+fn scratch(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tables50-{name}"));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// All 2- and 3-man tables under international rules with the fifty-move
+/// rule, built once per test binary.
+fn small_fifty() -> &'static Tables {
+    static BUILT: OnceLock<Tables> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let t = Tables::open_building_rule_set(scratch("small"), RuleSet::LICHESS);
+        for m in Material::all_up_to(3) {
+            t.table(&m).unwrap();
+        }
+        t
+    })
+}
+
+/// The plain (no fifty-move rule) 2- and 3-man tables.
+fn small_plain() -> &'static Tables {
+    static BUILT: OnceLock<Tables> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let t = Tables::open_building(scratch("plain"), Rules::International);
+        for m in Material::all_up_to(3) {
+            t.table(&m).unwrap();
+        }
+        t
+    })
+}
+
+/// Certifies a table against itself and its successors.
+fn certify_one(tables: &Tables, m: &Material) -> Result<certify::Certified, CertifyError> {
+    let t = tables.table(m).unwrap();
+    let mut set = vec![(*m, t.clone())];
+    for d in m.successors() {
+        set.push((d, tables.table(&d).unwrap()));
+    }
+    certify::certify(&t, &TableSet(set))
+}
+
+#[test]
+fn all_2_and_3_man_fifty_tables_build_and_certify() {
+    let tables = small_fifty();
+    let mut positions = 0;
+    for m in Material::all_up_to(3) {
+        let t = tables.table(&m).unwrap();
+        assert!(t.header.fifty_move, "{m}");
+        assert!(
+            tables
+                .path(&m)
+                .to_string_lossy()
+                .ends_with(".international_fifty.apt")
+        );
+        // No distance beyond the rule.
+        assert!(t.header.stats.longest_win <= 100 && t.header.stats.longest_loss <= 100);
+        let c = certify_one(tables, &m).unwrap_or_else(|e| panic!("{m}: {e}"));
+        positions += c.positions;
+    }
+    assert!(positions > 10_000_000, "{positions}");
+}
+
+/// Every fifty-move decision is a plain decision of the same side (the
+/// rule only takes wins away), and a table of one rule set is never read
+/// as the other's.
+#[test]
+fn fifty_move_wins_are_plain_wins_and_files_do_not_mix() {
+    let (fifty, plain) = (small_fifty(), small_plain());
+    let (mut wins, mut cursed) = (0u64, 0u64);
+    for m in Material::all_up_to(3) {
+        let (f, p) = (fifty.table(&m).unwrap(), plain.table(&m).unwrap());
+        for i in 0..f.layout.size() {
+            match (f.value(i), p.value(i)) {
+                (Value::Win(_), Value::Win(_)) => wins += 1,
+                (Value::Loss(_), Value::Loss(_)) | (Value::Draw, Value::Draw) => {}
+                (Value::Draw, Value::Win(_) | Value::Loss(_)) => cursed += 1,
+                (a, b) => panic!("{m} index {i}: fifty {a}, plain {b}"),
+            }
+        }
+    }
+    assert!(wins > 1_000_000, "{wins}");
+    eprintln!("2-3 men: {wins} wins under both, {cursed} decided only without the rule");
+    // A plain table in the fifty directory's place is refused.
+    let m: Material = "KvK".parse().unwrap();
+    let dir = scratch("mixed");
+    std::fs::copy(plain.path(&m), dir.join("KvK.international_fifty.apt")).unwrap();
+    let t = Tables::open_rule_set(&dir, RuleSet::LICHESS);
+    let e = t
+        .table(&m)
+        .err()
+        .expect("a plain table is refused")
+        .to_string();
+    assert!(e.contains("international rules"), "{e}");
+}
+
+// ---------------------------------------------------------------------
+// The brute force: for one material, every placement of its men (no
+// symmetry, identical men in every order) and side to move, the value at
+// every half-move clock from 100 down to 0, by the definition of the
+// rule: at clock c a side to move without legal moves scores its game end;
+// otherwise at c = 100 the game is drawn; otherwise the best of its moves,
+// a capture or pawn move leading to the next position at clock 0, any
+// other to it at clock c + 1. Positions after pawn moves of the same
+// material are valued from the previous round until nothing changes.
+
+type Counts = [[u8; 6]; 2];
+
+fn counts(board: &Board) -> Counts {
+    let mut c = [[0u8; 6]; 2];
+    for (ci, color) in [Color::White, Color::Black].into_iter().enumerate() {
+        for (ri, role) in Role::ALL.into_iter().enumerate() {
+            c[ci][ri] = board.by_piece(Piece { color, role }).count() as u8;
+        }
+    }
+    c
+}
+
+fn slots(m: &Counts) -> Vec<Piece> {
+    let mut v = Vec::new();
+    for (ci, color) in [Color::White, Color::Black].into_iter().enumerate() {
+        for (ri, role) in Role::ALL.into_iter().enumerate() {
+            for _ in 0..m[ci][ri] {
+                v.push(Piece { color, role });
+            }
+        }
+    }
+    v
+}
+
+/// The dense index of a position (no en passant) of material `slots`.
+fn dense(pos: &Antichess, slots: &[Piece]) -> usize {
+    let mut idx = if pos.turn() == Color::White { 0 } else { 1 };
+    let mut i = 0;
+    while i < slots.len() {
+        let bb: Bitboard = pos.board().by_piece(slots[i]);
+        for s in bb {
+            idx = idx * 64 + u32::from(s) as usize;
+            i += 1;
+        }
+    }
+    idx
+}
+
+/// Edges of a position for the clock recursion.
+#[derive(Clone, Copy)]
+enum Edge {
+    /// A capture or pawn move into another material: its value for the
+    /// mover (+1 win, 0 draw, -1 loss), whatever the clock.
+    Fixed(i8),
+    /// A pawn move within the material (to this dense index, at clock 0).
+    Same(u32),
+    /// Any other move (to this dense index, at clock + 1).
+    Inside(u32),
+}
+
+#[derive(Default)]
+struct Brute {
+    memo: HashMap<Counts, Arc<Vec<Option<Value>>>>,
+}
+
+fn sign(v: Value) -> i8 {
+    match v {
+        Value::Win(_) => 1,
+        Value::Draw => 0,
+        Value::Loss(_) => -1,
+    }
+}
+
+impl Brute {
+    /// The value at clock 0 of a position for its side to move.
+    fn value0(&mut self, pos: &Antichess) -> Value {
+        if pos.us().is_empty() {
+            return Value::Win(0);
+        }
+        if pos.legal_ep_square().is_some() {
+            // Only captures: each resets the clock.
+            let mut best = -1;
+            for m in pos.legal_moves() {
+                let mut c = pos.clone();
+                c.play_unchecked(m);
+                best = best.max(-sign(self.value0(&c)));
+            }
+            return [Value::Loss(1), Value::Draw, Value::Win(1)][(best + 1) as usize];
+        }
+        let m = counts(pos.board());
+        let s = slots(&m);
+        self.solve(m)[dense(pos, &s)].expect("a valid position")
+    }
+
+    /// The clock-0 value of every dense index of a material (`None`:
+    /// not a position).
+    fn solve(&mut self, m: Counts) -> Arc<Vec<Option<Value>>> {
+        if let Some(v) = self.memo.get(&m) {
+            return v.clone();
+        }
+        let s = slots(&m);
+        let k = s.len();
+        let size = 2 * 64usize.pow(k as u32);
+        let mut term: Vec<Option<Value>> = vec![None; size];
+        let mut valid = vec![false; size];
+        let mut start = vec![0u32; size + 1];
+        let mut edges: Vec<Edge> = Vec::new();
+        for idx in 0..size {
+            start[idx] = edges.len() as u32;
+            let Some(pos) = position(idx, &s) else {
+                continue;
+            };
+            valid[idx] = true;
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                term[idx] = Some(Value::Win(0)); // international
+                continue;
+            }
+            if pos.is_insufficient_material() {
+                term[idx] = Some(Value::Draw);
+                continue;
+            }
+            for mv in moves {
+                let mut c = pos.clone();
+                c.play_unchecked(mv);
+                if !mv.is_zeroing() {
+                    edges.push(Edge::Inside(dense(&c, &s) as u32));
+                } else if counts(c.board()) == m && c.legal_ep_square().is_none() {
+                    edges.push(Edge::Same(dense(&c, &s) as u32));
+                } else {
+                    edges.push(Edge::Fixed(-sign(self.value0(&c))));
+                }
+            }
+        }
+        start[size] = edges.len() as u32;
+        let mut z: Vec<Option<Value>> = vec![Some(Value::Draw); size];
+        loop {
+            let r = clock_rounds(&term, &valid, &start, &edges, &z);
+            let same = (0..size).all(|i| r[i].map(sign) == z[i].map(sign));
+            z = r;
+            if same {
+                break;
+            }
+        }
+        let z = Arc::new(z);
+        self.memo.insert(m, z.clone());
+        z
+    }
+}
+
+/// The shakmaty position of a dense index, if it is one.
+fn position(idx: usize, s: &[Piece]) -> Option<Antichess> {
+    let k = s.len();
+    let mut board = Board::empty();
+    let mut rest = idx;
+    let mut sqs = vec![0u32; k];
+    for i in (0..k).rev() {
+        sqs[i] = (rest % 64) as u32;
+        rest /= 64;
+    }
+    let turn = if rest == 0 {
+        Color::White
+    } else {
+        Color::Black
+    };
+    for (i, &sq) in sqs.iter().enumerate() {
+        let sq = shakmaty::Square::new(sq);
+        if board.piece_at(sq).is_some() {
+            return None;
+        }
+        if s[i].role == Role::Pawn
+            && (sq.rank() == shakmaty::Rank::First || sq.rank() == shakmaty::Rank::Eighth)
+        {
+            return None;
+        }
+        board.set_piece_at(sq, s[i]);
+    }
+    let mut setup = Setup::empty();
+    setup.board = board;
+    setup.turn = turn;
+    Antichess::from_setup(setup, CastlingMode::Standard).ok()
+}
+
+/// One round of the clock recursion, pawn moves within the material
+/// valued by `z`: the clock-0 value of each index, `n` being 100 minus the
+/// highest clock at which the position is decided.
+fn clock_rounds(
+    term: &[Option<Value>],
+    valid: &[bool],
+    start: &[u32],
+    edges: &[Edge],
+    z: &[Option<Value>],
+) -> Vec<Option<Value>> {
+    let size = term.len();
+    let mut out: Vec<Option<Value>> = vec![None; size];
+    // Clock 100: only game ends count.
+    let mut g: Vec<i8> = (0..size).map(|i| term[i].map_or(0, sign)).collect();
+    for i in 0..size {
+        if valid[i] {
+            out[i] = Some(term[i].unwrap_or(Value::Draw));
+        }
+    }
+    for c in (0..100u16).rev() {
+        let mut g2 = g.clone();
+        for i in 0..size {
+            if !valid[i] || term[i].is_some() {
+                continue;
+            }
+            let mut best = -1i8;
+            for e in &edges[start[i] as usize..start[i + 1] as usize] {
+                let v = match *e {
+                    Edge::Fixed(v) => v,
+                    Edge::Same(j) => -sign(z[j as usize].expect("valid")),
+                    Edge::Inside(j) => -g[j as usize],
+                };
+                best = best.max(v);
+            }
+            // Monotone in the clock: once decided, decided the same way.
+            assert!(g[i] == 0 || g[i] == best, "index {i} at clock {c}");
+            if g[i] == 0 && best != 0 {
+                out[i] = Some(if best > 0 {
+                    Value::Win(100 - c)
+                } else {
+                    Value::Loss(100 - c)
+                });
+            }
+            g2[i] = best;
+        }
+        g = g2;
+    }
+    out
+}
+
+/// Checks every position of `materials` (and of every material their
+/// captures and promotions lead to that the brute force solved) against
+/// the tables; the number of positions compared.
+fn brute_force_agrees(materials: &[&str]) -> u64 {
+    let tables = small_fifty();
+    let mut brute = Brute::default();
+    for name in materials {
+        let m: Material = name.parse().unwrap();
+        let mut c = [[0u8; 6]; 2];
+        for (ci, side) in m.counts.iter().enumerate() {
+            for (ri, &n) in side.iter().enumerate() {
+                // Material's role order is the rules' (P N B R Q K), as shakmaty's.
+                c[ci][ri] = n;
+            }
+        }
+        brute.solve(c);
+    }
+    let mut compared = 0u64;
+    let solved: Vec<(Counts, Arc<Vec<Option<Value>>>)> =
+        brute.memo.iter().map(|(k, v)| (*k, v.clone())).collect();
+    for (m, vals) in solved {
+        let s = slots(&m);
+        for (idx, v) in vals.iter().enumerate() {
+            let Some(v) = v else { continue };
+            let pos = position(idx, &s).unwrap();
+            let t = certify::probe_shakmaty_rule_set(&pos, RuleSet::LICHESS, tables).unwrap();
+            assert_eq!(
+                t,
+                *v,
+                "{}",
+                shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+            );
+            compared += 1;
+        }
+    }
+    compared
+}
+
+#[test]
+fn brute_force_over_the_clock_agrees_pawnless() {
+    let n = brute_force_agrees(&["KNvK", "RvKQ"]);
+    eprintln!("brute force: {n} positions agree");
+    assert!(n > 100_000, "{n}");
+}
+
+#[test]
+fn brute_force_over_the_clock_agrees_with_pawns() {
+    let n = brute_force_agrees(&["KvKP", "PvP"]);
+    eprintln!("brute force: {n} positions agree");
+    assert!(n > 100_000, "{n}");
+}
+
+/// The fifty-move value of a FEN, from the tables.
+fn fifty_value(tables: &Tables, fen: &str) -> Value {
+    tables.value(&Position::from_fen(fen).unwrap()).unwrap()
+}
+
+#[test]
+fn game_ends_and_en_passant_under_the_rule() {
+    let t = small_fifty();
+    // No men left for White to move: White has won, at any clock.
+    assert_eq!(fifty_value(t, "8/8/8/8/8/8/8/k7 w - - 0 1"), Value::Win(0));
+    // Black to move: both pawn moves force White's capture, after which
+    // Black has no men: each pawn move wins at once under the rule.
+    assert_eq!(
+        fifty_value(t, "8/3p4/8/4P3/8/8/8/8 b - - 0 1"),
+        Value::Win(1)
+    );
+    assert!(Value::Win(1).decisive_at(99) && !Value::Win(1).decisive_at(100));
+    assert!(Value::Win(0).decisive_at(100));
+}
