@@ -416,3 +416,137 @@ fn game_ends_and_en_passant_under_the_rule() {
     assert!(Value::Win(1).decisive_at(99) && !Value::Win(1).decisive_at(100));
     assert!(Value::Win(0).decisive_at(100));
 }
+
+// ---------------------------------------------------------------------
+// The command line.
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let state = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("tables50-state-{}", std::process::id()));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .env("ANTIPROOF_STATE_DIR", state)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn probe_json_under_the_rule_honours_the_clock() {
+    let dir = scratch("cli-probe");
+    let d = dir.to_str().unwrap();
+    let probe = |fen: &str| {
+        let (code, out, err) = run(&[
+            "tables",
+            "probe",
+            "--dir",
+            d,
+            "--fifty-move-rule",
+            "--json",
+            fen,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(out.trim()).unwrap()
+    };
+    // Black to move: either pawn move forces White's capture, after which
+    // Black has no men: a win, the pawn move itself resetting the clock.
+    let j = probe("8/3p4/8/4P3/8/8/8/8 b - - 0 1");
+    assert_eq!(j["rules"], "international+fifty");
+    assert_eq!(
+        (j["wdl"].clone(), j["dtz"].clone(), j["clock"].clone()),
+        ("win".into(), 1.into(), 0.into())
+    );
+    for m in j["moves"].as_array().unwrap() {
+        assert_eq!(
+            (m["wdl"].clone(), m["dtz"].clone()),
+            ("win".into(), 1.into())
+        );
+    }
+    assert!(dir.join("PvP.international_fifty.apt").exists());
+    // The 100th ply still counts; at 100 the game is drawn already.
+    let j = probe("8/3p4/8/4P3/8/8/8/8 b - - 99 80");
+    assert_eq!(
+        (j["wdl"].clone(), j["dtz"].clone()),
+        ("win".into(), 1.into())
+    );
+    let j = probe("8/3p4/8/4P3/8/8/8/8 b - - 100 80");
+    assert_eq!(
+        (j["wdl"].clone(), j["clock"].clone()),
+        ("draw".into(), 100.into())
+    );
+    assert!(j["dtz"].is_null());
+    assert!(
+        j["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["wdl"] == "draw")
+    );
+    // A game end counts at any clock: White has no men and has won.
+    let j = probe("8/8/8/8/8/8/8/k7 w - - 100 80");
+    assert_eq!(
+        (j["wdl"].clone(), j["dtz"].clone()),
+        ("win".into(), 0.into())
+    );
+    // `--rules lichess` is the same rule set; text output names the clock.
+    let (code, out, err) = run(&[
+        "tables",
+        "probe",
+        "--dir",
+        d,
+        "--rules",
+        "lichess",
+        "8/3p4/8/4P3/8/8/8/8 b - - 7 80",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("rules international+fifty, halfmove clock 7: win, 1 plies"),
+        "{out}"
+    );
+}
+
+#[test]
+fn probe_refuses_a_bad_halfmove_clock_under_the_rule() {
+    let dir = scratch("cli-bad");
+    let d = dir.to_str().unwrap();
+    for (fen, says) in [
+        ("8/3p4/8/4P3/8/8/8/8 b - - x 1", "halfmove clock"),
+        ("8/3p4/8/4P3/8/8/8/8 b - - 101 1", "halfmove clock 101"),
+    ] {
+        let (code, _, err) = run(&["tables", "probe", "--dir", d, "--fifty-move-rule", fen]);
+        assert_eq!(code, 2, "{fen}: {err}");
+        assert!(err.contains(says), "{fen}: {err}");
+    }
+}
+
+#[test]
+fn build_and_verify_on_the_command_line() {
+    let dir = scratch("cli-build");
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = run(&["tables", "build", "--dir", d, "--fifty-move-rule", "KNvK"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("rules international+fifty"), "{out}");
+    assert!(dir.join("KNvK.international_fifty.apt").exists());
+    assert!(!dir.join("KNvK.international.apt").exists());
+    let (code, out, err) = run(&[
+        "tables",
+        "verify",
+        "--dir",
+        d,
+        "--rules",
+        "international+fifty",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("verified") && out.contains("international+fifty"),
+        "{out}"
+    );
+    // The plain rule set finds no tables of its own there.
+    let (code, _, err) = run(&["tables", "verify", "--dir", d]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no tables of rules international"), "{err}");
+}
