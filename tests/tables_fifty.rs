@@ -550,3 +550,85 @@ fn build_and_verify_on_the_command_line() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no tables of rules international"), "{err}");
 }
+
+/// The FEN of a table index.
+fn fen_of(t: &antiproof::tables::Table, i: u64) -> String {
+    let sq = t.layout.squares(i);
+    let mut board = Board::empty();
+    for (j, (c, r)) in t.layout.slot_pieces().into_iter().enumerate() {
+        let color = if c == 0 { Color::White } else { Color::Black };
+        board.set_piece_at(
+            shakmaty::Square::new(sq.sq[j] as u32),
+            Piece {
+                color,
+                role: Role::ALL[r],
+            },
+        );
+    }
+    let mut setup = Setup::empty();
+    setup.board = board;
+    setup.turn = if sq.stm == 0 {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let pos = Antichess::from_setup(setup, CastlingMode::Standard).unwrap();
+    shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal).to_string()
+}
+
+/// `KKNvK` has wins of 106 plies without the rule: a handful are longer
+/// than the rule allows between captures (cursed wins, and blessed losses
+/// on the other side), drawn under it.
+#[test]
+fn cursed_wins_in_kknvk() {
+    let m: Material = "KKNvK".parse().unwrap();
+    let (fifty, plain) = (small_fifty(), small_plain());
+    let (f, p) = (fifty.table(&m).unwrap(), plain.table(&m).unwrap());
+    let (mut cursed, mut blessed) = (Vec::new(), 0);
+    for i in 0..f.layout.size() {
+        match (f.value(i), p.value(i)) {
+            (Value::Draw, Value::Win(_)) => cursed.push(i),
+            (Value::Draw, Value::Loss(_)) => blessed += 1,
+            _ => {}
+        }
+    }
+    let fens: Vec<String> = cursed.iter().map(|&i| fen_of(&f, i)).collect();
+    assert_eq!((cursed.len(), blessed), (5, 8), "{fens:?}");
+    // One of them, pinned: White wins in 106 plies without the rule, and
+    // every line needs more than 100 plies before the next capture.
+    let fen = "8/N7/8/8/8/8/K2K4/5k2 w - - 0 1";
+    assert!(fens.iter().any(|f| f == fen), "{fens:?}");
+    assert_eq!(fifty_value(plain, fen), Value::Win(106));
+    assert_eq!(fifty_value(fifty, fen), Value::Draw);
+    let pos: Antichess = shakmaty::fen::Fen::from_ascii(fen.as_bytes())
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap();
+    assert_eq!(
+        certify::probe_shakmaty_rule_set(&pos, RuleSet::LICHESS, fifty).unwrap(),
+        Value::Draw
+    );
+    certify_one(fifty, &m).unwrap();
+}
+
+/// The checker's view: fifty-move tables score leaves and are certified
+/// under the rule; plain files are not read for it.
+#[test]
+fn leaf_tables_read_and_certify_the_fifty_move_tables() {
+    use antiproof::check::tables::LeafTables;
+    let fifty = small_fifty();
+    let leaves = LeafTables::open_rule_set(fifty.dir(), RuleSet::LICHESS).records_in(None);
+    assert!(leaves.fifty_move());
+    let pos: Antichess = shakmaty::fen::Fen::from_ascii(b"8/3p4/8/4P3/8/8/8/8 b - - 0 1")
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap();
+    assert_eq!(leaves.score(&pos).unwrap(), Value::Win(1));
+    let used = leaves.certify_used().unwrap();
+    assert_eq!(used.used, vec!["PvP".to_string()]);
+    assert!(used.positions > 0);
+    // The plain tables' directory has no fifty-move files.
+    let plain = LeafTables::open_rule_set(small_plain().dir(), RuleSet::LICHESS).records_in(None);
+    assert!(plain.score(&pos).is_err());
+    assert_eq!(plain.missing(), vec!["PvP".to_string()]);
+}
