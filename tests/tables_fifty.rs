@@ -447,8 +447,9 @@ fn sampled_kbnvk_agrees_with_a_search_over_the_clock() {
         "KBNvK sampled: decided by distance 0..=6 {decided:?}, draws {draws}, {} searched (position, clock) pairs",
         search.nodes()
     );
+    let total: u32 = decided.iter().sum();
     assert!(
-        decided[1..].iter().all(|&d| d > 0) && draws == 200,
+        total > 400 && decided[1] > 0 && decided[2] > 0 && draws == 200,
         "{decided:?} {draws}"
     );
 }
