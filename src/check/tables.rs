@@ -114,14 +114,19 @@ impl LeafTables {
     /// under best play within the rule, and `Draw` for everything else
     /// (cursed wins and blessed losses included). A leaf at clock `c` is
     /// then won by the side to move iff `Win(n)` with `c + n <= 100`.
-    ///
-    /// (Stub until the fifty-move tables land: under the rule every table
-    /// is reported missing.)
+    /// Game ends (`n = 0`) count at any clock up to 100
+    /// ([`Value::decisive_at`]). Certification ([`LeafTables::certify_used`])
+    /// certifies these tables under the rule.
     pub fn open_rule_set(dir: impl AsRef<Path>, rules: crate::vocab::RuleSet) -> LeafTables {
         LeafTables {
             fifty_move: rules.fifty_move,
             ..LeafTables::open(dir, rules.stalemate)
         }
+    }
+
+    /// The whole rule set.
+    pub fn rule_set(&self) -> crate::vocab::RuleSet {
+        crate::vocab::RuleSet::new(self.rules, self.fifty_move)
     }
 
     /// Whether these are tables for the fifty-move rule.
@@ -156,33 +161,28 @@ impl LeafTables {
         if let Some(t) = self.loaded.read().unwrap().get(&m.key()) {
             return Ok(t.clone());
         }
-        let path = format::table_path(&self.dir, &m, self.rules);
+        let path = format::table_path_rule_set(&self.dir, &m, self.rule_set());
         if !path.exists() {
             self.missing.lock().unwrap().insert(MaterialName(m));
             return Err(TableError::Missing {
                 material: m.to_string(),
-                rules: self.rules,
+                rules: self.rule_set(),
                 path,
             });
         }
-        let t = Arc::new(Table::open_expected(&path, self.rules, &m)?);
+        let t = Arc::new(Table::open_expected_rule_set(&path, self.rule_set(), &m)?);
         self.loaded.write().unwrap().insert(m.key(), t.clone());
         Ok(t)
     }
 
     /// The value of a leaf for its side to move, from the tables (not yet
     /// certified: see [`LeafTables::certify_used`]); every table read is
-    /// noted as used.
+    /// noted as used. Under the fifty-move rule, the fifty-move value at a
+    /// half-move clock of 0 (see [`LeafTables::open_rule_set`]).
     pub fn score(&self, pos: &Antichess) -> Result<Value, TableError> {
-        if self.fifty_move {
-            return Err(TableError::BadFile {
-                path: self.dir.clone(),
-                reason: "tables for the fifty-move rule are not built yet".into(),
-            });
-        }
-        certify::probe_shakmaty(
+        certify::probe_shakmaty_rule_set(
             pos,
-            self.rules,
+            self.rule_set(),
             &Source {
                 tables: self,
                 note: true,
@@ -272,7 +272,7 @@ impl LeafTables {
                 Err(e) => {
                     return Err(format!(
                         "endgame table {name} ({}) is not certified: {e}",
-                        self.rules
+                        self.rule_set()
                     ));
                 }
             }

@@ -3,10 +3,11 @@
 
 use super::values;
 use super::{EXIT_NO, EXIT_OK};
-use crate::rules::{Color, Piece, Position, Role, Rules, Square};
+use crate::rules::{Color, Piece, Position, Role, Square};
 use crate::tablefile::record::{self, Certification, Records};
 use crate::tables::certify::CertifyError;
 use crate::tables::{BuildEvent, MAX_MEN, Material, TableError, TableSet, Tables, Value};
+use crate::vocab::{FIFTY_MOVE_PLIES, RuleSet};
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use std::collections::BTreeSet;
@@ -120,22 +121,26 @@ fn parse_materials(names: &[String]) -> anyhow::Result<Vec<Material>> {
 }
 
 fn build(a: BuildArgs) -> anyhow::Result<u8> {
-    a.common.rules.without_fifty("tables build")?;
+    let rule_set = a.common.rules.rule_set();
     let materials = if a.materials.is_empty() {
         Material::all_up_to(a.men)
     } else {
         parse_materials(&a.materials)?
     };
     let dir = a.common.dir();
-    let tables = Tables::open_building(&dir, a.common.rules.stalemate());
+    let tables = Tables::open_building_rule_set(&dir, rule_set);
     let start = Instant::now();
     let mut out = io::stdout().lock();
     writeln!(
         out,
-        "tables: {} material(s), rules {}, directory {}",
+        "tables: {} material(s), rules {rule_set}, directory {}{}",
         materials.len(),
-        a.common.rules.stalemate(),
-        dir.display()
+        dir.display(),
+        if rule_set.fifty_move {
+            " (distances: plies to the next capture or pawn move)"
+        } else {
+            ""
+        }
     )?;
     let mut built = 0u64;
     let mut bytes = 0u64;
@@ -171,9 +176,8 @@ fn build(a: BuildArgs) -> anyhow::Result<u8> {
     }
     writeln!(
         out,
-        "built {built} table(s), {bytes} bytes of entries, in {:.1}s (rules {})",
+        "built {built} table(s), {bytes} bytes of entries, in {:.1}s (rules {rule_set})",
         start.elapsed().as_secs_f64(),
-        a.common.rules.stalemate()
     )?;
     if let Some(e) = err {
         return Err(e.into());
@@ -182,10 +186,10 @@ fn build(a: BuildArgs) -> anyhow::Result<u8> {
 }
 
 /// Every table file of a rule set in a directory, which must exist.
-fn tables_in_dir(dir: &std::path::Path, rules: Rules) -> anyhow::Result<Vec<Material>> {
+fn tables_in_dir(dir: &std::path::Path, rules: RuleSet) -> anyhow::Result<Vec<Material>> {
     crate::fsutil::existing_dir(dir)
         .with_context(|| format!("table directory {}", dir.display()))?;
-    let suffix = format!(".{}.apt", rules.name());
+    let suffix = format!(".{}.apt", rules.file_name());
     let mut v = Vec::new();
     for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let name = e?.file_name().to_string_lossy().into_owned();
@@ -199,8 +203,8 @@ fn tables_in_dir(dir: &std::path::Path, rules: Rules) -> anyhow::Result<Vec<Mate
 }
 
 /// How to replace a rejected table.
-fn rebuild_hint(dir: &std::path::Path, m: &Material, rules: Rules) -> String {
-    let path = crate::tables::format::table_path(dir, m, rules);
+fn rebuild_hint(dir: &std::path::Path, m: &Material, rules: RuleSet) -> String {
+    let path = crate::tables::format::table_path_rule_set(dir, m, rules);
     format!(
         "  to rebuild it: delete {}, then run antiproof tables build --dir {} --rules {rules} {m}",
         path.display(),
@@ -209,9 +213,8 @@ fn rebuild_hint(dir: &std::path::Path, m: &Material, rules: Rules) -> String {
 }
 
 fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
-    a.common.rules.without_fifty("tables verify")?;
     let dir = a.common.dir();
-    let rules = a.common.rules.stalemate();
+    let rules = a.common.rules.rule_set();
     let roots = if a.materials.is_empty() {
         let roots = tables_in_dir(&dir, rules)?;
         if roots.is_empty() {
@@ -233,7 +236,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
             stack.extend(m.successors());
         }
     }
-    let tables = Tables::open(&dir, rules);
+    let tables = Tables::open_rule_set(&dir, rules);
     let records_dir = record::default_dir();
     let mut records = Records::load_in(records_dir.as_deref()).with_context(|| {
         format!(
@@ -318,8 +321,33 @@ fn json_value(v: Value) -> serde_json::Value {
     })
 }
 
+/// A fifty-move value (at a half-move clock of 0) seen at `clock`: win or
+/// loss with its distance to the next capture or pawn move if decisive
+/// then, else a draw.
+fn json_fifty(v: Value, clock: u32) -> serde_json::Value {
+    let v = at_clock(v, clock);
+    serde_json::json!({
+        "wdl": v.wdl().name(),
+        "dtz": v.dtw(),
+    })
+}
+
+/// A fifty-move value at a half-move clock: itself if decisive then
+/// ([`Value::decisive_at`]), else a draw.
+fn at_clock(v: Value, clock: u32) -> Value {
+    if v.decisive_at(clock) { v } else { Value::Draw }
+}
+
+/// Words for a fifty-move value at a clock.
+fn describe_fifty(v: Value) -> String {
+    match v {
+        Value::Win(0) | Value::Loss(0) | Value::Draw => v.to_string(),
+        Value::Win(n) => format!("win, {n} plies to the next capture or pawn move"),
+        Value::Loss(n) => format!("loss, {n} plies to the next capture or pawn move"),
+    }
+}
+
 fn probe(a: ProbeArgs) -> anyhow::Result<u8> {
-    a.common.rules.without_fifty("tables probe")?;
     let pos = Position::from_fen(&a.fen).with_context(|| format!("reading FEN {:?}", a.fen))?;
     if pos.men() > MAX_MEN {
         bail!(
@@ -328,40 +356,82 @@ fn probe(a: ProbeArgs) -> anyhow::Result<u8> {
             pos.men()
         );
     }
-    let rules = a.common.rules.stalemate();
-    let tables = Tables::open_building(a.common.dir(), rules);
+    let rule_set = a.common.rules.rule_set();
+    let rules = rule_set.stalemate;
+    let clock = pos.halfmoves();
+    if rule_set.fifty_move && clock > FIFTY_MOVE_PLIES {
+        bail!(
+            "the halfmove clock {clock} of FEN {:?} is beyond {FIFTY_MOVE_PLIES}:              under the fifty-move rule the game is already drawn",
+            a.fen
+        );
+    }
+    let tables = Tables::open_building_rule_set(a.common.dir(), rule_set);
     let value = tables.value(&pos)?;
     let mut moves = Vec::new();
     if pos.outcome(rules).is_none() {
         for &m in pos.legal_moves().iter() {
-            let v = tables.value(&pos.play(m))?.after_move();
+            let child = tables.value(&pos.play(m))?;
+            let v = if rule_set.fifty_move {
+                at_clock(child.after_move_fifty(m.is_irreversible()), clock)
+            } else {
+                child.after_move()
+            };
             moves.push((m, v));
         }
     }
     moves.sort_by_key(|&(m, v)| (-v.score(), m.uci().to_string()));
+    let shown = if rule_set.fifty_move {
+        at_clock(value, clock)
+    } else {
+        value
+    };
+    let json = |v: Value| {
+        if rule_set.fifty_move {
+            json_fifty(v, clock)
+        } else {
+            json_value(v)
+        }
+    };
     let mut out = io::stdout().lock();
     if a.json {
         let mv: Vec<serde_json::Value> = moves
             .iter()
             .map(|&(m, v)| {
-                let mut j = json_value(v);
+                let mut j = json(v);
                 j["uci"] = m.uci().to_string().into();
                 j
             })
             .collect();
-        let mut j = json_value(value);
+        let mut j = json(value);
         j["fen"] = pos.to_fen().into();
-        j["rules"] = rules.name().into();
+        j["rules"] = rule_set.name().into();
+        if rule_set.fifty_move {
+            j["clock"] = clock.into();
+        }
         j["moves"] = mv.into();
         writeln!(out, "{j}")?;
     } else {
         writeln!(out, "{}", pos.to_fen())?;
-        writeln!(
-            out,
-            "rules {rules}: {value} for {} (to move)",
-            pos.turn().name()
-        )?;
+        if rule_set.fifty_move {
+            writeln!(
+                out,
+                "rules {rule_set}, halfmove clock {clock}: {} for {} (to move)",
+                describe_fifty(shown),
+                pos.turn().name()
+            )?;
+        } else {
+            writeln!(
+                out,
+                "rules {rules}: {value} for {} (to move)",
+                pos.turn().name()
+            )?;
+        }
         for (m, v) in &moves {
+            let v = if rule_set.fifty_move {
+                describe_fifty(*v)
+            } else {
+                v.to_string()
+            };
             writeln!(out, "  {:<6} {v}", m.uci().to_string())?;
         }
     }
@@ -381,9 +451,8 @@ impl Rng {
 }
 
 fn bench(a: BenchArgs) -> anyhow::Result<u8> {
-    a.common.rules.without_fifty("tables bench")?;
     let dir = a.common.dir();
-    let rules = a.common.rules.stalemate();
+    let rules = a.common.rules.rule_set();
     let materials = tables_in_dir(&dir, rules)?;
     if materials.is_empty() {
         bail!(
@@ -391,7 +460,7 @@ fn bench(a: BenchArgs) -> anyhow::Result<u8> {
             dir.display()
         );
     }
-    let tables = Tables::open(&dir, rules);
+    let tables = Tables::open_rule_set(&dir, rules);
     for m in &materials {
         tables.table(m)?;
     }

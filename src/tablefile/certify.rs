@@ -22,13 +22,23 @@
 //!
 //! Positions where an en-passant capture is legal are not table positions;
 //! they are valued one ply ahead here too.
+//!
+//! A table under the fifty-move rule (header flag) is certified the same
+//! way with move values taken by [`Value::after_move_fifty`]: a capture or
+//! pawn move (shakmaty's `is_zeroing`) is worth a win in 1 into a lost
+//! position and a loss in 1 into a won one, whatever their distances; any
+//! other move adds a ply, and nothing beyond 100 plies counts. The
+//! distances of wins and losses then strictly decrease along the moves
+//! that keep the clock running, and every capture or pawn move leads to a
+//! smaller table or a position with pawns further advanced, so the local
+//! checks again prove every value.
 
 #![allow(clippy::needless_range_loop)] // square lists are indexed by slot
 
-use super::Rules;
 use super::index::{Layout, MAX_MEN, Squares};
 use super::material::Material;
-use super::{Table, TableError, TableSource, Value};
+use super::{RuleSet, Rules};
+use super::{Table, TableError, TableSource, Value, format};
 use rayon::prelude::*;
 use shakmaty::variant::Antichess;
 use shakmaty::{
@@ -36,6 +46,7 @@ use shakmaty::{
     Square,
 };
 use std::fmt;
+use std::path::Path;
 
 /// Why a table was not certified.
 #[derive(Debug)]
@@ -208,7 +219,7 @@ fn no_move_value(pos: &Antichess, rules: Rules) -> Value {
 /// certified separately, game ends included).
 fn successor_value<S: TableSource>(
     pos: &Antichess,
-    rules: Rules,
+    rules: RuleSet,
     src: &S,
 ) -> Result<Value, TableError> {
     if pos.us().is_empty() {
@@ -217,10 +228,12 @@ fn successor_value<S: TableSource>(
     if pos.legal_ep_square().is_some() {
         return best_over_moves(pos, rules, src).map(|(v, _)| v);
     }
-    lookup(pos, src)
+    lookup(pos, rules, src)
 }
 
-fn lookup<S: TableSource>(pos: &Antichess, src: &S) -> Result<Value, TableError> {
+/// The value of a table position, from its table, which must be of the
+/// rule set `rules` (a table of another rule set is an error, never read).
+fn lookup<S: TableSource>(pos: &Antichess, rules: RuleSet, src: &S) -> Result<Value, TableError> {
     let m = material(pos.board());
     if m.men() > MAX_MEN as u32 {
         return Err(TableError::TooManyMen {
@@ -229,16 +242,22 @@ fn lookup<S: TableSource>(pos: &Antichess, src: &S) -> Result<Value, TableError>
         });
     }
     src.with_table(&m.canonical(), |t| {
+        if t.header.rule_set() != rules {
+            return Err(TableError::WrongRules {
+                path: format::table_path_rule_set(Path::new(""), &t.header.material, rules),
+                found: t.header.rule_set(),
+            });
+        }
         let sq = squares(pos, &m, &t.layout);
-        t.value(t.layout.encode(&sq))
-    })
+        Ok(t.value(t.layout.encode(&sq)))
+    })?
 }
 
 /// The best move value of a position that has legal moves, and how many
 /// moves were valued.
 fn best_over_moves<S: TableSource>(
     pos: &Antichess,
-    rules: Rules,
+    rules: RuleSet,
     src: &S,
 ) -> Result<(Value, u64), TableError> {
     best_of(pos, &pos.legal_moves(), rules, src)
@@ -248,14 +267,19 @@ fn best_over_moves<S: TableSource>(
 fn best_of<S: TableSource>(
     pos: &Antichess,
     moves: &shakmaty::MoveList,
-    rules: Rules,
+    rules: RuleSet,
     src: &S,
 ) -> Result<(Value, u64), TableError> {
     let mut best: Option<Value> = None;
     for m in moves {
         let mut child = pos.clone();
         child.play_unchecked(*m);
-        let v = successor_value(&child, rules, src)?.after_move();
+        let s = successor_value(&child, rules, src)?;
+        let v = if rules.fifty_move {
+            s.after_move_fifty(m.is_zeroing())
+        } else {
+            s.after_move()
+        };
         if best.is_none_or(|b| v.score() > b.score()) {
             best = Some(v);
         }
@@ -267,7 +291,7 @@ fn best_of<S: TableSource>(
 /// the best over its moves.
 fn expected_value<S: TableSource>(
     pos: &Antichess,
-    rules: Rules,
+    rules: RuleSet,
     src: &S,
 ) -> Result<(Value, u64), TableError> {
     if pos.us().is_empty() {
@@ -275,7 +299,7 @@ fn expected_value<S: TableSource>(
     }
     let moves = pos.legal_moves();
     if moves.is_empty() {
-        return Ok((no_move_value(pos, rules), 0));
+        return Ok((no_move_value(pos, rules.stalemate), 0));
     }
     if pos.is_insufficient_material() {
         return Ok((Value::Draw, 0));
@@ -292,6 +316,21 @@ pub fn probe_shakmaty<S: TableSource>(
     rules: Rules,
     src: &S,
 ) -> Result<Value, TableError> {
+    probe_shakmaty_rule_set(pos, rules.into(), src)
+}
+
+/// As [`probe_shakmaty`] for a whole rule set: under the fifty-move rule
+/// `src` must hold tables built for it, and the value is the fifty-move
+/// value of the position at a half-move clock of 0 (`Win(n)` / `Loss(n)`,
+/// `n` the plies to the next capture, pawn move or game end; a position
+/// at clock `c` is decided iff [`Value::decisive_at`]`(c)`). A position
+/// with a legal en-passant capture is valued over its moves (all captures):
+/// a win or loss in 1, or a draw.
+pub fn probe_shakmaty_rule_set<S: TableSource>(
+    pos: &Antichess,
+    rules: RuleSet,
+    src: &S,
+) -> Result<Value, TableError> {
     if pos.us().is_empty() {
         return Ok(Value::Win(0));
     }
@@ -301,7 +340,7 @@ pub fn probe_shakmaty<S: TableSource>(
         return Ok(Value::Loss(0));
     }
     if pos.legal_moves().is_empty() {
-        return Ok(no_move_value(pos, rules));
+        return Ok(no_move_value(pos, rules.stalemate));
     }
     if pos.is_insufficient_material() {
         return Ok(Value::Draw);
@@ -309,14 +348,14 @@ pub fn probe_shakmaty<S: TableSource>(
     if pos.legal_ep_square().is_some() {
         return best_over_moves(pos, rules, src).map(|(v, _)| v);
     }
-    lookup(pos, src)
+    lookup(pos, rules, src)
 }
 
 /// Certifies every entry of `table` (see the module docs). `src` must give
 /// the tables its moves lead to, and the table itself.
 pub fn certify<S: TableSource + Sync>(table: &Table, src: &S) -> Result<Certified, CertifyError> {
     let layout = &table.layout;
-    let rules = table.header.rules;
+    let rules = table.header.rule_set();
     let name = layout.material.to_string();
     if !table.checksum_ok() || !table.overflow_ok() {
         return Err(CertifyError::Malformed {

@@ -10,7 +10,7 @@
 //! | 12  | 1  | rules: 0 international, 1 FICS, 2 joint |
 //! | 13  | 1  | men |
 //! | 14  | 1  | symmetry mask (`0xff` pawnless, `0x03` with pawns) |
-//! | 15  | 1  | 0 |
+//! | 15  | 1  | flags: bit 0 set for a table under the fifty-move rule (values are distances to the next capture or pawn move, see `docs/tables.md`); other bits 0 |
 //! | 16  | 16 | material name (canonical, e.g. `KNvB`), ASCII, zero-padded |
 //! | 32  | 8  | entries (bytes of data) |
 //! | 40  | 8  | checksum of the data |
@@ -30,6 +30,12 @@
 //! list after the entries, 6-byte records (index `u32`, code `u16`) sorted
 //! by index, where the code is `1 + 2n` or `2 + 2n` as above.
 //!
+//! A table under the fifty-move rule has the same layout and entry codes;
+//! its distances are DTZ (plies to the next capture, pawn move or game end,
+//! at most 100) instead of DTW, and its file name carries the rule set's
+//! file name (`KBNvK.international_fifty.apt`). Files without the flag read
+//! exactly as before.
+//!
 //! Checksum (of everything after the header: entries and overflow list):
 //! FNV-1a over 64-bit little-endian words (the tail zero-padded to a word),
 //! starting from the FNV-64 offset basis, then the length in bytes mixed in
@@ -37,7 +43,7 @@
 
 use super::index::Layout;
 use super::material::Material;
-use super::{Rules, TableError, Value};
+use super::{RuleSet, Rules, TableError, Value};
 use memmap2::Mmap;
 use std::fs;
 use std::io::Write;
@@ -51,6 +57,8 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const HEADER_LEN: usize = 128;
 /// The entry byte meaning "see the overflow list".
 pub const ESCAPE: u8 = 255;
+/// Header flag (byte 15): the table respects the fifty-move rule.
+pub const FLAG_FIFTY_MOVE: u8 = 1;
 /// Bytes per overflow record: index (`u32`), then code (`u16`).
 pub const OVERFLOW_RECORD: usize = 6;
 
@@ -108,8 +116,11 @@ impl Stats {
 /// A table header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
-    /// Rule set.
+    /// Rule set (the stalemate rule).
     pub rules: Rules,
+    /// Whether the values respect the fifty-move rule (header flag
+    /// [`FLAG_FIFTY_MOVE`]).
+    pub fifty_move: bool,
     /// Material, canonical.
     pub material: Material,
     /// Entries.
@@ -130,6 +141,7 @@ impl Header {
         b[12] = self.rules.code();
         b[13] = layout.men as u8;
         b[14] = layout.sym_mask;
+        b[15] = if self.fifty_move { FLAG_FIFTY_MOVE } else { 0 };
         let name = self.material.to_string();
         b[16..16 + name.len()].copy_from_slice(name.as_bytes());
         b[32..40].copy_from_slice(&self.entries.to_le_bytes());
@@ -168,11 +180,15 @@ impl Header {
             return Err(bad("header checksum mismatch"));
         }
         let rules = Rules::from_code(b[12]).ok_or_else(|| bad("unknown rule set code"))?;
+        if b[15] & !FLAG_FIFTY_MOVE != 0 {
+            return Err(bad("unknown header flags"));
+        }
         let name_end = b[16..32].iter().position(|&c| c == 0).unwrap_or(16);
         let name = std::str::from_utf8(&b[16..16 + name_end]).map_err(|_| bad("material name"))?;
         let material: Material = name.parse().map_err(|_| bad("material name"))?;
         Ok(Header {
             rules,
+            fifty_move: b[15] & FLAG_FIFTY_MOVE != 0,
             material,
             entries: u64_at(32),
             overflow: u64_at(84),
@@ -189,15 +205,34 @@ impl Header {
     }
 }
 
+impl Header {
+    /// The whole rule set of the table.
+    pub fn rule_set(&self) -> RuleSet {
+        RuleSet::new(self.rules, self.fifty_move)
+    }
+}
+
 /// The file name of a table: `<MATERIAL>.<rules>.apt`, e.g.
 /// `KNvB.international.apt`.
 pub fn file_name(material: &Material, rules: Rules) -> String {
-    format!("{}.{}.apt", material.canonical(), rules.name())
+    file_name_rule_set(material, rules.into())
+}
+
+/// The file name of a table of a whole rule set:
+/// `<MATERIAL>.<rule set file name>.apt`, e.g. `KNvB.international.apt`,
+/// `KBNvK.international_fifty.apt`.
+pub fn file_name_rule_set(material: &Material, rules: RuleSet) -> String {
+    format!("{}.{}.apt", material.canonical(), rules.file_name())
 }
 
 /// The path of a table in a directory.
 pub fn table_path(dir: &Path, material: &Material, rules: Rules) -> PathBuf {
     dir.join(file_name(material, rules))
+}
+
+/// The path of a table of a whole rule set in a directory.
+pub fn table_path_rule_set(dir: &Path, material: &Material, rules: RuleSet) -> PathBuf {
+    dir.join(file_name_rule_set(material, rules))
 }
 
 enum Data {
@@ -232,6 +267,7 @@ impl Table {
         }
         let header = Header {
             rules,
+            fifty_move: false,
             material: layout.material,
             entries,
             overflow: overflow.len() as u64,
@@ -243,6 +279,13 @@ impl Table {
             header,
             data: Data::Owned(data),
         }
+    }
+
+    /// The same table marked as respecting the fifty-move rule or not (the
+    /// header flag written to its file).
+    pub fn with_fifty_move(mut self, fifty_move: bool) -> Table {
+        self.header.fifty_move = fifty_move;
+        self
     }
 
     /// Everything after the header.
@@ -367,11 +410,21 @@ impl Table {
         rules: Rules,
         material: &Material,
     ) -> Result<Table, TableError> {
+        Table::open_expected_rule_set(path, rules.into(), material)
+    }
+
+    /// As [`Table::open_expected`] for a whole rule set: the header's
+    /// fifty-move flag must match too.
+    pub fn open_expected_rule_set(
+        path: &Path,
+        rules: RuleSet,
+        material: &Material,
+    ) -> Result<Table, TableError> {
         let t = Table::open(path, true)?;
-        if t.header.rules != rules {
+        if t.header.rule_set() != rules {
             return Err(TableError::WrongRules {
                 path: path.to_path_buf(),
-                found: t.header.rules,
+                found: t.header.rule_set(),
             });
         }
         if t.header.material != *material {

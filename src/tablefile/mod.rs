@@ -33,7 +33,7 @@ use std::sync::Arc;
 pub const MAX_DTW: u16 = 30_000;
 
 /// The rule set of a table (defined in [`crate::vocab`]).
-pub use crate::vocab::Rules;
+pub use crate::vocab::{FIFTY_MOVE_PLIES, RuleSet, Rules};
 
 /// Most men a table holds.
 pub const MAX_MEN: u32 = index::MAX_MEN as u32;
@@ -140,6 +140,36 @@ impl Value {
         }
     }
 
+    /// The value of a move under the fifty-move rule, for the side that
+    /// makes it, given the fifty-move value of the position after it (for
+    /// the other side, at a half-move clock of 0; see `docs/tables.md`). A
+    /// `zeroing` move (a capture or a pawn move) resets the clock: a loss
+    /// there is a win in 1 here, a win there a loss in 1. Any other move
+    /// adds a ply: a loss there in `n` is a win here in `n + 1`, as long as
+    /// `n + 1 <= 100` ([`FIFTY_MOVE_PLIES`]), else a draw; likewise wins.
+    pub fn after_move_fifty(self, zeroing: bool) -> Value {
+        let limit = FIFTY_MOVE_PLIES as u16;
+        match (self, zeroing) {
+            (Value::Draw, _) => Value::Draw,
+            (Value::Loss(_), true) => Value::Win(1),
+            (Value::Win(_), true) => Value::Loss(1),
+            (Value::Loss(n), false) if n < limit => Value::Win(n + 1),
+            (Value::Win(n), false) if n < limit => Value::Loss(n + 1),
+            (_, false) => Value::Draw,
+        }
+    }
+
+    /// Whether a fifty-move value (see [`Value::after_move_fifty`]) is
+    /// decisive at half-move clock `clock`: a win or loss in `n` with
+    /// `clock + n <= 100`. Game ends (`n = 0`) are decisive at any clock
+    /// up to 100.
+    pub fn decisive_at(self, clock: u32) -> bool {
+        match self {
+            Value::Win(n) | Value::Loss(n) => clock + n as u32 <= FIFTY_MOVE_PLIES,
+            Value::Draw => false,
+        }
+    }
+
     /// An order on values for the side to move: quicker wins first, then
     /// draws, then slower losses.
     pub fn score(self) -> i32 {
@@ -190,7 +220,7 @@ pub enum TableError {
         /// Canonical material.
         material: String,
         /// Rule set.
-        rules: Rules,
+        rules: RuleSet,
         /// Where it was looked for.
         path: PathBuf,
     },
@@ -204,7 +234,7 @@ pub enum TableError {
         /// The file.
         path: PathBuf,
         /// Its rule set.
-        found: Rules,
+        found: RuleSet,
     },
 }
 
@@ -266,7 +296,7 @@ impl TableSource for TableSet {
             Some((_, t)) => Ok(f(t)),
             None => Err(TableError::Missing {
                 material: material.to_string(),
-                rules: Rules::International,
+                rules: RuleSet::default(),
                 path: PathBuf::new(),
             }),
         }

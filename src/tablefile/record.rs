@@ -28,6 +28,9 @@
 //! international<TAB>KQvK<TAB>3f5a…(64 hex digits)<TAB>10776800<TAB>123456789<TAB>antiproof 0.1.0
 //! ```
 //!
+//! The rule set is written by name (`international`, or
+//! `international+fifty` for a table under the fifty-move rule, whose
+//! header flag also makes its digest differ from any plain table's).
 //! Records are keyed by the file's digest, and a record counts only if it
 //! was written by this very version of the checker (the `by` field): a new
 //! version certifies again. Lines are only appended (one `write` each), and
@@ -44,7 +47,7 @@
 //! fresh ones.
 
 use super::certify::{self, Certified, CertifyError};
-use super::{Rules, Table, TableSource};
+use super::{RuleSet, Table, TableSource};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -91,7 +94,7 @@ pub struct Record {
 pub struct Records {
     /// The record file; `None`: records are off.
     path: Option<PathBuf>,
-    map: HashMap<[u8; 32], (Rules, String, Record)>,
+    map: HashMap<[u8; 32], (RuleSet, String, Record)>,
 }
 
 /// The SHA-256 of a table's file bytes; `None` for a table not read from
@@ -119,12 +122,12 @@ fn parse_hex(s: &str) -> Option<[u8; 32]> {
     Some(d)
 }
 
-fn parse_line(line: &str) -> Option<((Rules, String), Record)> {
+fn parse_line(line: &str) -> Option<((RuleSet, String), Record)> {
     let f: Vec<&str> = line.split('\t').collect();
     if f.len() != 6 || f[5] != BY {
         return None;
     }
-    let rules: Rules = f[0].parse().ok()?;
+    let rules: RuleSet = f[0].parse().ok()?;
     let material = f[1].to_string();
     let digest = parse_hex(f[2])?;
     let positions = f[3].parse().ok()?;
@@ -182,7 +185,13 @@ impl Records {
     }
 
     /// The record of a table whose file has this digest.
-    pub fn matching(&self, rules: Rules, material: &str, digest: &[u8; 32]) -> Option<Record> {
+    pub fn matching(
+        &self,
+        rules: impl Into<RuleSet>,
+        material: &str,
+        digest: &[u8; 32],
+    ) -> Option<Record> {
+        let rules = rules.into();
         self.map
             .get(digest)
             .filter(|(r, m, _)| *r == rules && m == material)
@@ -191,7 +200,13 @@ impl Records {
 
     /// Records a certification (appended to the record file, whose
     /// directory is made if missing). Without a record file, nothing.
-    pub fn add(&mut self, rules: Rules, material: &str, record: Record) -> io::Result<()> {
+    pub fn add(
+        &mut self,
+        rules: impl Into<RuleSet>,
+        material: &str,
+        record: Record,
+    ) -> io::Result<()> {
+        let rules = rules.into();
         self.map
             .insert(record.digest, (rules, material.to_string(), record));
         let Some(path) = &self.path else {
@@ -247,7 +262,7 @@ pub fn certify_or_reuse<S: TableSource + Sync>(
     records: &mut Records,
     recertify: bool,
 ) -> Result<Certification, CertifyError> {
-    let rules = table.header.rules;
+    let rules = table.header.rule_set();
     let name = table.header.material.to_string();
     let digest = digest(table);
     if !recertify
@@ -280,13 +295,19 @@ pub fn certify_or_reuse<S: TableSource + Sync>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocab::Rules;
 
     #[test]
     fn lines_round_trip_and_bad_lines_are_ignored() {
         let d = [0xabu8; 32];
         let line = format!("fics\tKQvK\t{}\t12\t34\t{BY}", hex(&d));
         let ((rules, m), r) = parse_line(&line).unwrap();
-        assert_eq!((rules, m.as_str()), (Rules::Fics, "KQvK"));
+        assert_eq!((rules, m.as_str()), (Rules::Fics.into(), "KQvK"));
+        let fifty = line.replacen("fics", "fics+fifty", 1);
+        assert_eq!(
+            parse_line(&fifty).unwrap().0.0,
+            RuleSet::new(Rules::Fics, true)
+        );
         assert_eq!(r.digest, d);
         assert_eq!((r.certified.positions, r.certified.moves), (12, 34));
         assert!(parse_line("# comment").is_none());
@@ -321,6 +342,11 @@ mod tests {
             );
         }
         assert!(again.matching(Rules::Fics, "KvK", &[1; 32]).is_none());
+        assert!(
+            again
+                .matching(RuleSet::new(Rules::International, true), "KvK", &[1; 32])
+                .is_none()
+        );
         assert!(
             again
                 .matching(Rules::International, "KvB", &[1; 32])

@@ -31,8 +31,8 @@ use crate::rules::attacks;
 use crate::rules::{Color, MoveList, Piece, Position, Role, Rules, Square};
 use rayon::prelude::*;
 
-const UNKNOWN: u16 = u16::MAX;
-const UNUSED: u16 = u16::MAX - 1;
+pub(super) const UNKNOWN: u16 = u16::MAX;
+pub(super) const UNUSED: u16 = u16::MAX - 1;
 const FLAG_OUT_DRAW: u8 = 1;
 const FLAG_OUT_WIN: u8 = 2;
 /// Longest distance a table holds (entries beyond 126 plies go to the
@@ -50,7 +50,7 @@ pub struct Generated {
 }
 
 /// The rules piece of each slot.
-fn slot_pieces(layout: &Layout) -> Vec<Piece> {
+pub(super) fn slot_pieces(layout: &Layout) -> Vec<Piece> {
     layout
         .slot_pieces()
         .into_iter()
@@ -89,7 +89,7 @@ pub(crate) fn squares_of(pos: &Position, layout: &Layout) -> Squares {
     p
 }
 
-fn encode_value(v: Value, layout: &Layout) -> Result<u16, TableError> {
+pub(super) fn encode_value(v: Value, layout: &Layout) -> Result<u16, TableError> {
     if v.dtw().unwrap_or(0) > MAX_DTW {
         return Err(TableError::DtwOverflow {
             material: layout.material.to_string(),
@@ -100,9 +100,9 @@ fn encode_value(v: Value, layout: &Layout) -> Result<u16, TableError> {
 
 /// Positions of a pass, by level (plies): `levels[d]` holds the indices
 /// decided (or tentatively won) at distance `d`.
-type Levels = Vec<Vec<u32>>;
+pub(super) type Levels = Vec<Vec<u32>>;
 
-fn push_level(b: &mut Levels, level: u16, i: u32) {
+pub(super) fn push_level(b: &mut Levels, level: u16, i: u32) {
     let l = level as usize;
     if b.len() <= l {
         b.resize_with(l + 1, Vec::new);
@@ -360,7 +360,7 @@ impl<S: TableSource + Sync> Gen<'_, S> {
                 for &c in cs {
                     let loss = matches!(Value::from_code(val[c as usize] as u32), Value::Loss(_));
                     let sq = self.layout.squares(c as u64);
-                    predecessors(self.layout, &self.pieces, &sq, &mut preds);
+                    predecessors(self.layout, &self.pieces, &sq, true, &mut preds);
                     for &p in &preds {
                         if val[p as usize] == UNKNOWN {
                             found.push(if loss { p | LOSS_BIT } else { p });
@@ -377,7 +377,7 @@ impl<S: TableSource + Sync> Gen<'_, S> {
 const LOSS_BIT: u32 = 1 << 31;
 
 /// 3. Draws (what is left undecided), the bytes and the counts.
-fn finish(val: &[u16]) -> Generated {
+pub(super) fn finish(val: &[u16]) -> Generated {
     let mut stats = Stats::default();
     let mut data = Vec::with_capacity(val.len());
     let mut overflow = Vec::new();
@@ -422,8 +422,16 @@ fn attacks_of(p: Piece, sq: usize, occ: u64) -> u64 {
 }
 
 /// The distinct table indices of the positions from which a quiet,
-/// non-promoting move leads to `c` and is legal (the mover had no capture).
-fn predecessors(layout: &Layout, pieces: &[Piece], c: &Squares, out: &mut Vec<u32>) {
+/// non-promoting move leads to `c` and is legal (the mover had no capture);
+/// pawn moves only if `pawns` (the fifty-move generator takes back piece
+/// moves only).
+pub(super) fn predecessors(
+    layout: &Layout,
+    pieces: &[Piece],
+    c: &Squares,
+    pawns: bool,
+    out: &mut Vec<u32>,
+) {
     out.clear();
     let them = 1 - c.stm;
     let mut occ = 0u64;
@@ -440,7 +448,7 @@ fn predecessors(layout: &Layout, pieces: &[Piece], c: &Squares, out: &mut Vec<u3
     }
     let empty = !occ;
     for j in 0..layout.men {
-        if pieces[j].color.index() != them {
+        if pieces[j].color.index() != them || (!pawns && pieces[j].role == Role::Pawn) {
             continue;
         }
         let t = c.sq[j] as usize;

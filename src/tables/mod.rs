@@ -2,6 +2,8 @@
 //! certification.
 //!
 //! * [`generate`]: retrograde generation with `crate::rules`.
+//! * [`fifty`]: the same under the fifty-move rule (distances to the next
+//!   capture or pawn move, cursed wins drawn; see [`Tables::open_rule_set`]).
 //! * [`Tables`]: a directory of tables, built on demand, and the prover's
 //!   probe.
 //!
@@ -24,6 +26,7 @@
 //!
 //! See `docs/tables.md` for the format, indexing and figures.
 
+pub mod fifty;
 pub mod generate;
 
 use crate::rules::{Color, Outcome, Position, Role, Rules};
@@ -32,6 +35,7 @@ pub use crate::tablefile::{
     MAX_MEN, Stats, Table, TableError, TableSet, TableSource, Value, Wdl, certify, format, index,
     material,
 };
+pub use crate::vocab::RuleSet;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -54,6 +58,20 @@ pub fn value_of<S: TableSource>(
     rules: Rules,
     src: &S,
 ) -> Result<Value, TableError> {
+    value_of_rule_set(pos, rules.into(), src)
+}
+
+/// As [`value_of`] for a whole rule set: under the fifty-move rule, the
+/// fifty-move value at a half-move clock of 0 (`src` holding the tables
+/// built for the rule; see [`Tables::open_rule_set`]). A position with en
+/// passant is then valued over its moves (all captures, so each a win or
+/// loss in 1 or a draw).
+pub fn value_of_rule_set<S: TableSource>(
+    pos: &Position,
+    rule_set: RuleSet,
+    src: &S,
+) -> Result<Value, TableError> {
+    let rules = rule_set.stalemate;
     if let Some(o) = pos.outcome(rules) {
         return Ok(match o {
             Outcome::Draw => Value::Draw,
@@ -70,7 +88,12 @@ pub fn value_of<S: TableSource>(
     if pos.ep_square().is_some() {
         let mut best: Option<Value> = None;
         for &m in pos.legal_moves().iter() {
-            let v = value_of(&pos.play(m), rules, src)?.after_move();
+            let child = value_of_rule_set(&pos.play(m), rule_set, src)?;
+            let v = if rule_set.fifty_move {
+                child.after_move_fifty(m.is_irreversible())
+            } else {
+                child.after_move()
+            };
             if best.is_none_or(|b| v.score() > b.score()) {
                 best = Some(v);
             }
@@ -154,20 +177,34 @@ impl Tables {
     }
 
     /// Opens a directory for reading only, for a whole rule set. With the
-    /// fifty-move rule on, [`Tables::probe`] and [`Tables::value`] give,
-    /// for the side to move at a half-move clock of 0, `Win(n)` /
-    /// `Loss(n)` where `n` is the plies to the next capture or pawn move
-    /// (or game end) under best play within the rule, and `Draw` for
-    /// everything else (cursed wins, blessed losses). A position at clock
-    /// `c` is won by the side to move iff `Win(n)` with `c + n <= 100`.
-    ///
-    /// (Stub until the fifty-move tables land: under the rule nothing is
-    /// found.)
+    /// fifty-move rule on, the tables read (and built, see
+    /// [`Tables::open_building_rule_set`]) are those for the rule
+    /// (`KBNvK.international_fifty.apt`), and [`Tables::probe`] and
+    /// [`Tables::value`] give, for the side to move at a half-move clock of
+    /// 0, `Win(n)` / `Loss(n)` where `n` is the plies to the next capture
+    /// or pawn move (or game end) under best play within the rule, and
+    /// `Draw` for everything else (cursed wins, blessed losses). A position
+    /// at clock `c` is won by the side to move iff `Win(n)` with
+    /// `c + n <= 100` ([`Value::decisive_at`]); game ends (`n = 0`) count
+    /// at any clock.
     pub fn open_rule_set(dir: impl AsRef<Path>, rules: crate::vocab::RuleSet) -> Tables {
         Tables {
             fifty_move: rules.fifty_move,
             ..Tables::open(dir, rules.stalemate)
         }
+    }
+
+    /// As [`Tables::open_rule_set`], building missing tables on demand.
+    pub fn open_building_rule_set(dir: impl AsRef<Path>, rules: crate::vocab::RuleSet) -> Tables {
+        Tables {
+            build: true,
+            ..Tables::open_rule_set(dir, rules)
+        }
+    }
+
+    /// The whole rule set (stalemate rule and fifty-move rule).
+    pub fn rule_set(&self) -> RuleSet {
+        RuleSet::new(self.rules, self.fifty_move)
     }
 
     /// Whether these are tables for the fifty-move rule.
@@ -195,7 +232,7 @@ impl Tables {
 
     /// The file of a material's table.
     pub fn path(&self, material: &Material) -> PathBuf {
-        format::table_path(&self.dir, material, self.rules)
+        format::table_path_rule_set(&self.dir, material, self.rule_set())
     }
 
     /// The loaded tables, by canonical material.
@@ -224,7 +261,7 @@ impl Tables {
         let path = self.path(&m);
         let mut replaced = None;
         if path.exists() {
-            match Table::open_expected(&path, self.rules, &m) {
+            match Table::open_expected_rule_set(&path, self.rule_set(), &m) {
                 Ok(t) => {
                     let t = Arc::new(t);
                     self.loaded.write().unwrap().insert(m.key(), (m, t.clone()));
@@ -243,7 +280,7 @@ impl Tables {
         if !self.build {
             return Err(TableError::Missing {
                 material: m.to_string(),
-                rules: self.rules,
+                rules: self.rule_set(),
                 path,
             });
         }
@@ -257,8 +294,13 @@ impl Tables {
         }
         let start = std::time::Instant::now();
         let layout = Layout::new(&m);
-        let g = generate::run(&layout, self.rules, &TableSet(deps))?;
-        let table = Table::from_data(layout, self.rules, g.data, g.overflow, g.stats);
+        let g = if self.fifty_move {
+            fifty::run(&layout, self.rules, &TableSet(deps))?
+        } else {
+            generate::run(&layout, self.rules, &TableSet(deps))?
+        };
+        let table = Table::from_data(layout, self.rules, g.data, g.overflow, g.stats)
+            .with_fifty_move(self.fifty_move);
         table.write(&path)?;
         drop(table);
         let t = Arc::new(Table::open(&path, false)?);
@@ -286,20 +328,25 @@ impl Tables {
     /// The value of a position for the side to move, building missing
     /// tables if building is on. Game ends are valued without tables.
     /// An error for more than 4 men.
+    ///
+    /// Under the fifty-move rule, the fifty-move value at a half-move clock
+    /// of 0 (see [`Tables::open_rule_set`]).
     pub fn value(&self, pos: &Position) -> Result<Value, TableError> {
-        value_of(pos, self.rules, self)
+        value_of_rule_set(pos, self.rule_set(), self)
     }
 
     /// The prover's fast path: the value of a position with at most 4 men
     /// from the tables, or `None` (more men, or a table not available: a
     /// table file found missing is not looked for again by this
     /// `Tables`). Never builds, whatever the opening mode. Game ends and
-    /// en-passant positions are valued directly.
+    /// en-passant positions are valued directly. Under the fifty-move rule,
+    /// the fifty-move value at a half-move clock of 0 (see
+    /// [`Tables::open_rule_set`]).
     pub fn probe(&self, pos: &Position) -> Option<Value> {
-        if pos.men() > MAX_MEN || self.fifty_move {
+        if pos.men() > MAX_MEN {
             return None;
         }
-        value_of(pos, self.rules, &NoBuild(self)).ok()
+        value_of_rule_set(pos, self.rule_set(), &NoBuild(self)).ok()
     }
 }
 
@@ -330,12 +377,12 @@ impl TableSource for NoBuild<'_> {
         if self.0.missing.read().unwrap().contains(&m.key()) {
             return Err(TableError::Missing {
                 material: m.to_string(),
-                rules: self.0.rules,
+                rules: self.0.rule_set(),
                 path: self.0.path(&m),
             });
         }
         let path = self.0.path(&m);
-        let t = match Table::open_expected(&path, self.0.rules, &m) {
+        let t = match Table::open_expected_rule_set(&path, self.0.rule_set(), &m) {
             Ok(t) => Arc::new(t),
             Err(e) => {
                 self.0.missing.write().unwrap().insert(m.key());
