@@ -175,9 +175,11 @@ impl LeafTables {
     /// noted as used.
     pub fn score(&self, pos: &Antichess) -> Result<Value, TableError> {
         if self.fifty_move {
-            return Err(TableError::BadFile {
+            // The documented stub: no table for the rule is found.
+            return Err(TableError::Missing {
+                material: "(tables for the fifty-move rule)".into(),
+                rules: self.rules,
                 path: self.dir.clone(),
-                reason: "tables for the fifty-move rule are not built yet".into(),
             });
         }
         certify::probe_shakmaty(
