@@ -250,10 +250,23 @@ fn the_clock_starts_from_the_fen() {
         antiproof(&args)
     };
     let at = |clock: &str| KNIGHT.replace(" 0 1", &format!(" {clock} 1"));
-    for clock in ["0", "98"] {
-        let (code, out, err) = verify(&at(clock), &["--fifty-move-rule"]);
+    for (clock, worst) in [("0", 1), ("98", 99)] {
+        let (code, out, err) = verify(&at(clock), &["--fifty-move-rule", "--json"]);
         assert_eq!(code, 0, "clock {clock}: {out}{err}");
+        assert_eq!(json(&out)["worst_clock"], worst, "{out}");
     }
+    // The obligations header names the rule.
+    let owed = dir.join("owed.epd");
+    let (code, out, _) = verify(
+        &at("0"),
+        &["--fifty-move-rule", "--obligations", owed.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{out}");
+    let text = std::fs::read_to_string(&owed).unwrap();
+    assert!(
+        text.contains("\n# rules: international\n# fifty-move-rule: yes\n"),
+        "{text}"
+    );
     let (code, out, _) = verify(&at("99"), &["--fifty-move-rule", "--json"]);
     assert_eq!(code, 1, "{out}");
     let r = &json(&out)["rejection"];
@@ -261,8 +274,9 @@ fn the_clock_starts_from_the_fen() {
     assert_eq!(r["line"], "1. Ng7");
     assert_eq!(r["node"], 1);
     // Without the rule the clock does not matter.
-    let (code, out, _) = verify(&at("99"), &[]);
+    let (code, out, _) = verify(&at("99"), &["--json"]);
     assert_eq!(code, 0, "{out}");
+    assert!(json(&out)["worst_clock"].is_null(), "{out}");
     for (bad, what) in [("x", "\"x\""), ("101", "101"), ("-1", "\"-1\"")] {
         let (code, out, err) = verify(&at(bad), &["--fifty-move-rule"]);
         assert_eq!(code, 2, "{bad}: {out}{err}");

@@ -553,6 +553,10 @@ pub struct Report {
     pub leaves: Leaves,
     /// Plies of the longest line of the proof (through transpositions).
     pub longest_line: u64,
+    /// Under the fifty-move rule (win-tree files): the largest half-move
+    /// clock, over every path, at a position that is not a finished game
+    /// (under 100 in a sound proof). `None` without the rule.
+    pub worst_clock: Option<u32>,
     /// Wall time.
     pub elapsed: Duration,
     /// The verdict.
@@ -604,6 +608,7 @@ impl Report {
             positions_with_repeats: 0,
             leaves: Leaves::default(),
             longest_line: 0,
+            worst_clock: None,
             elapsed: t0.elapsed(),
             verdict: Verdict::Certified,
             tables: None,
@@ -687,6 +692,7 @@ impl Report {
                 "open_leaves": r.open,
             })).collect::<Vec<_>>(),
             "longest_line": self.longest_line,
+            "worst_clock": self.worst_clock,
             "seconds": self.elapsed.as_secs_f64(),
             "positions_per_second": self.positions_per_second(),
             "rejection": rejection.map(|r| serde_json::json!({
@@ -800,6 +806,14 @@ impl fmt::Display for Report {
             writeln!(f)?;
         }
         writeln!(f, "longest line: {} plies", self.longest_line)?;
+        if let Some(c) = self.worst_clock {
+            writeln!(
+                f,
+                "worst clock: {c} plies without a capture or pawn move (the fifty-move rule \
+                 draws at {})",
+                crate::vocab::FIFTY_MOVE_PLIES
+            )?;
+        }
         if !self.replies.is_empty() {
             match &self.replies_after {
                 Some(m) => writeln!(f, "per reply after {m}:")?,

@@ -17,15 +17,16 @@ use std::sync::atomic::Ordering;
 
 /// Settles the clocks: table leaves whose win does not fit in what the
 /// worst clock leaves become unscored (and open, when open leaves are
-/// asked for); the first node (in file order) reached at 100 or more that
-/// is not a finished game is the fault returned.
+/// asked for). The largest clock at a position that is not a finished
+/// game, and the fault: the first such node (in file order) reached at
+/// 100 or more.
 pub(super) fn check(
     walker: &Walker,
     acc: &mut Acc,
     shape: &Shape,
     first: &First,
     clock0: u32,
-) -> Option<Verdict> {
+) -> (u32, Option<Verdict>) {
     let clocks = clock::propagate(shape, &acc.edges, first.region, clock0);
     let open = walker.ctx.opts.open_leaves;
     for l in std::mem::take(&mut acc.fifty_leaves) {
@@ -38,6 +39,7 @@ pub(super) fn check(
         }
     }
     let mut fault: Option<(u32, u32)> = None;
+    let mut largest = walker.fifty_since_max.load(Ordering::Relaxed);
     for (region, a) in walker.fifty_deepest.iter().enumerate() {
         let Some((plies, slot)) = clock::unpack_deepest(a.load(Ordering::Relaxed)) else {
             continue;
@@ -45,12 +47,14 @@ pub(super) fn check(
         let Some(c) = clocks.at(region as u32, plies) else {
             continue;
         };
+        largest = largest.max(c);
         if c >= FIFTY_MOVE_PLIES && fault.is_none_or(|(s, _)| slot < s) {
             fault = Some((slot, region as u32));
         }
     }
-    let (slot, region) = fault?;
-    Some(rejection(walker, &acc.edges, &clocks, first, region, slot))
+    let verdict =
+        fault.map(|(slot, region)| rejection(walker, &acc.edges, &clocks, first, region, slot));
+    (largest, verdict)
 }
 
 /// The rejection of the node at `slot` of `region`: the worst line into

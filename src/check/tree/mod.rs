@@ -408,7 +408,11 @@ fn assemble(walker: &Walker, mut acc: Acc, first: &First, mut report: Report) ->
     let shape = graph::graph(local.len(), &mut acc.edges, &local, first.region);
     report.longest_line = shape.longest;
     let fifty = match first.clock {
-        Some(c0) if shape.acyclic => fifty::check(walker, &mut acc, &shape, first, c0),
+        Some(c0) if shape.acyclic => {
+            let (largest, fault) = fifty::check(walker, &mut acc, &shape, first, c0);
+            report.worst_clock = Some(largest);
+            fault
+        }
         _ => None,
     };
     report.leaves = acc.leaves;

@@ -183,6 +183,10 @@ pub(super) struct Walker<'c, 't> {
     /// region's top and itself, packed by [`super::clock::pack_deepest`]
     /// (0: none). Empty without the rule.
     pub fifty_deepest: Vec<AtomicU64>,
+    /// Under the fifty-move rule: the largest clock seen at a node that
+    /// is not a finished game with a capture or pawn move below its
+    /// region's top.
+    pub fifty_since_max: AtomicU32,
     /// The node whose children's subtrees are counted one by one
     /// ([`crate::check::Report::replies`]).
     pub split: Option<u32>,
@@ -203,6 +207,7 @@ impl<'c, 't> Walker<'c, 't> {
             } else {
                 Vec::new()
             },
+            fifty_since_max: AtomicU32::new(0),
             targets,
             deferred: Mutex::new(Vec::new()),
             split: None,
@@ -248,8 +253,13 @@ impl<'c, 't> Walker<'c, 't> {
             if a.load(Ordering::Relaxed) < v {
                 a.fetch_max(v, Ordering::Relaxed);
             }
-        } else if since >= crate::vocab::FIFTY_MOVE_PLIES {
-            acc.fail(slot, Reason::FiftyMoveRule { plies: since });
+        } else {
+            if self.fifty_since_max.load(Ordering::Relaxed) < since {
+                self.fifty_since_max.fetch_max(since, Ordering::Relaxed);
+            }
+            if since >= crate::vocab::FIFTY_MOVE_PLIES {
+                acc.fail(slot, Reason::FiftyMoveRule { plies: since });
+            }
         }
     }
 
