@@ -467,6 +467,7 @@ fn fics_only_wins_rejected_under_international() {
         let start = Some(shak(&pos));
         let fics = TreeOptions {
             rules: Rules::Fics,
+            fifty_move: None,
             winner: Some(shakmaty::Color::White),
             start: start.clone(),
             threads: Some(1),

@@ -234,7 +234,7 @@ fn bad_obligations_files_are_usage_errors_naming_the_line() {
     let db = dir.join("s.redb");
     let head = "# antiproof obligations\n# rules: international\n# winner: white\n";
     let ok = "rnbqkbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR b - -";
-    let cases: [(&str, String, &str); 5] = [
+    let cases: [(&str, String, &str); 7] = [
         (
             "malformed",
             format!("{head}{ok}\nnot a position at all\n"),
@@ -254,6 +254,17 @@ fn bad_obligations_files_are_usage_errors_naming_the_line() {
         (
             "rules",
             format!("# antiproof obligations\n# rules: fics\n# winner: white\n{ok}\n"),
+            "line 2",
+        ),
+        // Owed under the fifty-move rule: not discharged without it.
+        (
+            "fifty",
+            format!("# antiproof obligations\n# fifty-move-rule: yes\n{ok}\n"),
+            "line 2",
+        ),
+        (
+            "fifty-name",
+            format!("# antiproof obligations\n# rules: international+fifty\n{ok}\n"),
             "line 2",
         ),
     ];

@@ -457,3 +457,41 @@ fn prove_verify_export_with_tables() {
     assert!(j["positions"].as_u64().unwrap() > 1000, "{out}");
     assert_eq!(j["leaves"]["endgame_tables"], 0);
 }
+
+/// Under the fifty-move rule a table leaf is scored only by tables built
+/// for the rule: the directory holds none (and tables opened without the
+/// rule score nothing under it), so the cut proof is not certified, while
+/// the same tables certify it without the rule.
+#[test]
+fn table_leaves_under_the_fifty_move_rule_need_tables_for_the_rule() {
+    let dir = scratch_built();
+    let (pos, _, dag) = cut_proof();
+    let bytes = tree_bytes(&dag);
+    let tree = WinTree::from_bytes(&bytes).unwrap();
+    let fifty = |tables: LeafTables| TreeOptions {
+        fifty_move: Some(0),
+        ..opts(
+            &pos,
+            Some(Arc::new(tables.records_in(None))),
+            Rules::International,
+        )
+    };
+    let lichess = antiproof::vocab::RuleSet::LICHESS;
+    for t in [
+        LeafTables::open_rule_set(&dir, lichess),
+        LeafTables::open(&dir, Rules::International),
+    ] {
+        let r = check_tree(&tree, &fifty(t));
+        assert_eq!(r.verdict, Verdict::NotCertified { table_leaves: 1 }, "{r}");
+        assert_eq!(r.leaves.tables, 1);
+        assert!(r.tables.is_none());
+        assert_eq!(r.rule_set(), lichess);
+        assert!(
+            r.to_string().contains("rules:       international+fifty"),
+            "{r}"
+        );
+    }
+    let t = LeafTables::open(&dir, Rules::International).records_in(None);
+    let r = check_tree(&tree, &opts(&pos, Some(Arc::new(t)), Rules::International));
+    assert_eq!(r.verdict, Verdict::Certified, "{r}");
+}

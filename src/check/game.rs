@@ -216,6 +216,36 @@ pub fn san_line(root: &Antichess, codes: &[MoveCode]) -> (String, Antichess) {
     (out, pos)
 }
 
+/// Whether a move resets the half-move clock of the fifty-move rule: a
+/// capture (en passant included) or a pawn move (promotions included).
+pub fn resets_clock(m: &Move) -> bool {
+    m.is_capture() || m.role() == shakmaty::Role::Pawn
+}
+
+/// The half-move clock at each position of a line from `start`, whose
+/// clock is `clock`: index `i` after `i` moves (index 0 is `clock`); stops
+/// at the first code that is not a legal move.
+pub fn clocks_along(start: &Antichess, clock: u32, codes: &[MoveCode]) -> Vec<u32> {
+    let mut pos = start.clone();
+    let mut out = Vec::with_capacity(codes.len() + 1);
+    out.push(clock);
+    let mut c = clock;
+    for &code in codes {
+        let legal = pos.legal_moves();
+        let Some((_, m)) = find_move(&legal, code) else {
+            break;
+        };
+        c = if resets_clock(&m) {
+            0
+        } else {
+            c.saturating_add(1)
+        };
+        out.push(c);
+        pos.play_unchecked(m);
+    }
+    out
+}
+
 /// The side's name.
 pub fn color_name(c: Color) -> &'static str {
     match c {

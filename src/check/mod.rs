@@ -106,6 +106,10 @@ pub enum ReasonKind {
     /// true subtree size (or lists a negative size, which marks unsolved
     /// nodes, in a finished proof).
     WrongSize,
+    /// Under the fifty-move rule: a position that is not a finished game
+    /// is reached 100 plies or more after the last capture or pawn move
+    /// (by the worst path into it): the game is drawn there.
+    FiftyMoveRule,
 }
 
 /// The longest line the checker follows, in plies from the root checked.
@@ -170,6 +174,12 @@ pub enum Reason {
         /// the node following transposition links, itself included.
         actual: u64,
     },
+    /// See [`ReasonKind::FiftyMoveRule`].
+    FiftyMoveRule {
+        /// The half-move clock there: plies since the last capture or
+        /// pawn move on the worst line into the position.
+        plies: u32,
+    },
 }
 
 impl Reason {
@@ -197,6 +207,7 @@ impl Reason {
             Reason::TableLeafNotWon(_) => ReasonKind::TableLeafNotWon,
             Reason::TableNotCertified(_) => ReasonKind::TableNotCertified,
             Reason::WrongSize { .. } => ReasonKind::WrongSize,
+            Reason::FiftyMoveRule { .. } => ReasonKind::FiftyMoveRule,
         }
     }
 }
@@ -251,6 +262,11 @@ impl fmt::Display for Reason {
             } => write!(
                 f,
                 "the size table lists size {listed} for node {slot}, whose subtree has {actual} distinct nodes"
+            ),
+            Reason::FiftyMoveRule { plies } => write!(
+                f,
+                "drawn by the fifty-move rule: {plies} plies without a capture or pawn move \
+                 and the game is not over"
             ),
         }
     }
@@ -437,6 +453,44 @@ pub(crate) fn table_leaf(
     }
 }
 
+/// A leaf of 4 men or fewer that is not a finished game, under the
+/// fifty-move rule: counted, and scored by `tables` (tables built for the
+/// rule: [`LeafTables::open_rule_set`]) when given. `Some(n)`: the tables
+/// score it a win for `winner` in `n` plies from a clock of 0 (the caller
+/// decides whether it fits in the clock left); `None`: unscored (counted
+/// so); a value that is no win for `winner` rejects it, as does any table
+/// error but a missing table.
+pub(crate) fn table_win_in(
+    tables: Option<&LeafTables>,
+    pos: &Antichess,
+    winner: Color,
+    leaves: &mut Leaves,
+) -> Result<Option<u32>, Reason> {
+    use shakmaty::Position;
+    leaves.tables += 1;
+    let Some(t) = tables.filter(|t| t.fifty_move()) else {
+        leaves.tables_unscored += 1;
+        return Ok(None);
+    };
+    match t.score(pos) {
+        Ok(crate::tablefile::Value::Win(n)) if pos.turn() == winner => Ok(Some(u32::from(n))),
+        Ok(crate::tablefile::Value::Loss(n)) if pos.turn() != winner => Ok(Some(u32::from(n))),
+        Ok(v) => Err(Reason::TableLeafNotWon(format!(
+            "the endgame tables for the fifty-move rule score it {v} for {} (to move, \
+             clock 0), not a win for {}",
+            game::color_name(pos.turn()),
+            game::color_name(winner),
+        ))),
+        Err(crate::tablefile::TableError::Missing { .. }) => {
+            leaves.tables_unscored += 1;
+            Ok(None)
+        }
+        Err(e) => Err(Reason::TableNotCertified(format!(
+            "endgame table for this leaf: {e}"
+        ))),
+    }
+}
+
 /// Sets the verdict of a walk that found no fault: certified, unless
 /// leaves rest on tables. With tables, the tables that scored leaves (and
 /// those below them) are certified now; a failure rejects the proof.
@@ -480,8 +534,10 @@ pub(crate) fn finish_tables(report: &mut Report, tables: Option<&LeafTables>) {
 /// The report of a check.
 #[derive(Clone, Debug)]
 pub struct Report {
-    /// The rule set checked under.
+    /// The rule set checked under (its stalemate rule).
     pub rules: Rules,
+    /// Checked under the fifty-move rule too.
+    pub fifty_move: bool,
     /// The root position.
     pub root_fen: String,
     /// The line from the start position to the root, SAN.
@@ -497,6 +553,10 @@ pub struct Report {
     pub leaves: Leaves,
     /// Plies of the longest line of the proof (through transpositions).
     pub longest_line: u64,
+    /// Under the fifty-move rule (win-tree files): the largest half-move
+    /// clock, over every path, at a position that is not a finished game
+    /// (under 100 in a sound proof). `None` without the rule.
+    pub worst_clock: Option<u32>,
     /// Wall time.
     pub elapsed: Duration,
     /// The verdict.
@@ -540,6 +600,7 @@ impl Report {
     ) -> Report {
         Report {
             rules,
+            fifty_move: false,
             root_fen: game::fen(root),
             root_line,
             winner,
@@ -547,6 +608,7 @@ impl Report {
             positions_with_repeats: 0,
             leaves: Leaves::default(),
             longest_line: 0,
+            worst_clock: None,
             elapsed: t0.elapsed(),
             verdict: Verdict::Certified,
             tables: None,
@@ -556,6 +618,11 @@ impl Report {
             replies: Vec::new(),
             replies_after: None,
         }
+    }
+
+    /// The whole rule set checked under.
+    pub fn rule_set(&self) -> crate::vocab::RuleSet {
+        crate::vocab::RuleSet::new(self.rules, self.fifty_move)
     }
 
     /// Positions checked per second (distinct).
@@ -579,6 +646,8 @@ impl Report {
         serde_json::json!({
             "verdict": verdict,
             "rules": self.rules.name(),
+            "fifty_move_rule": self.fifty_move,
+            "rule_set": self.rule_set().name(),
             "root_line": self.root_line,
             "root_fen": self.root_fen,
             "winner": game::color_name(self.winner),
@@ -623,6 +692,7 @@ impl Report {
                 "open_leaves": r.open,
             })).collect::<Vec<_>>(),
             "longest_line": self.longest_line,
+            "worst_clock": self.worst_clock,
             "seconds": self.elapsed.as_secs_f64(),
             "positions_per_second": self.positions_per_second(),
             "rejection": rejection.map(|r| serde_json::json!({
@@ -658,7 +728,7 @@ impl fmt::Display for Report {
                         "missing:     tables {} are not in {dir}; build them with: \
                          antiproof tables build --dir {dir} --rules {} {}",
                         m.join(", "),
-                        self.rules,
+                        self.rule_set(),
                         m.join(" ")
                     )?;
                 }
@@ -690,7 +760,7 @@ impl fmt::Display for Report {
             }
             Verdict::Rejected(r) => writeln!(f, "REJECTED {r}")?,
         }
-        writeln!(f, "rules:       {}", self.rules)?;
+        writeln!(f, "rules:       {}", self.rule_set())?;
         if !self.root_line.is_empty() {
             writeln!(f, "root line:   {}", self.root_line)?;
         }
@@ -736,6 +806,14 @@ impl fmt::Display for Report {
             writeln!(f)?;
         }
         writeln!(f, "longest line: {} plies", self.longest_line)?;
+        if let Some(c) = self.worst_clock {
+            writeln!(
+                f,
+                "worst clock: {c} plies without a capture or pawn move (the fifty-move rule \
+                 draws at {})",
+                crate::vocab::FIFTY_MOVE_PLIES
+            )?;
+        }
         if !self.replies.is_empty() {
             match &self.replies_after {
                 Some(m) => writeln!(f, "per reply after {m}:")?,

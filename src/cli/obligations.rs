@@ -6,18 +6,22 @@
 //! # antiproof obligations
 //! # file: proofs/e3.tree
 //! # rules: international
+//! # fifty-move-rule: no
 //! # winner: white
 //! # root: <FEN of the file's root>
 //! # open: 2
 //! 8/8/8/3k4/8/8/PP6/4K3 w - - ; line: e2e3 b7b5 ...
 //! ```
 //!
-//! Comment lines start with `#`; the `rules` and `winner` headers are
-//! read, others are informative. Every other non-blank line is an EPD
+//! Comment lines start with `#`; the `rules`, `fifty-move-rule` (`yes` or
+//! `no`; absent: no) and `winner` headers are read, others are
+//! informative. `rules` may also name a whole rule set
+//! (`international+fifty`). Every other non-blank line is an EPD
 //! (placement, side to move, castling, en-passant square), optionally
 //! followed by ` ; line: <UCI moves>` (informative).
 
 use crate::rules::{Color, Position, Rules};
+use crate::vocab::RuleSet;
 use anyhow::{Context, bail};
 use std::path::Path;
 
@@ -25,21 +29,33 @@ use std::path::Path;
 pub(super) struct Obligations {
     /// The rule set the header names, if any.
     pub rules: Option<Rules>,
+    /// Whether the header puts the fifty-move rule on, if it says.
+    pub fifty_move: Option<bool>,
     /// The winner the header names, if any.
     pub winner: Option<Color>,
     /// The positions owed: 1-based line number and position.
     pub positions: Vec<(usize, Position)>,
 }
 
-/// Reads `path` for `rules`: a header naming another rule set, a malformed
-/// line, a position that is illegal or already a finished game is an error
-/// naming the line number.
+/// Reads `path` for `rules` without the fifty-move rule: see
+/// [`read_rule_set`].
 pub(super) fn read(path: &Path, rules: Rules) -> anyhow::Result<Obligations> {
+    read_rule_set(path, RuleSet::from(rules))
+}
+
+/// Reads `path` for the rule set `set`: a header naming another stalemate
+/// rule, or the fifty-move rule where `set` has it not (a win without the
+/// rule does not discharge one owed under it; the reverse does), a
+/// malformed line, a position that is illegal or already a finished game
+/// is an error naming the line number.
+pub(super) fn read_rule_set(path: &Path, set: RuleSet) -> anyhow::Result<Obligations> {
+    let rules = set.stalemate;
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the obligations file {}", path.display()))?;
     let at = |n: usize| format!("obligations file {} line {n}", path.display());
     let mut out = Obligations {
         rules: None,
+        fifty_move: None,
         winner: None,
         positions: Vec::new(),
     };
@@ -56,9 +72,10 @@ pub(super) fn read(path: &Path, rules: Rules) -> anyhow::Result<Obligations> {
             let value = value.trim();
             match key.trim() {
                 "rules" => {
-                    let r: Rules = value
+                    let full: RuleSet = value
                         .parse()
                         .map_err(|e| anyhow::anyhow!("{}: {e}", at(n)))?;
+                    let r = full.stalemate;
                     if r != rules {
                         bail!(
                             "{}: the obligations are for {r} rules, not {rules} (use --rules {r})",
@@ -66,6 +83,17 @@ pub(super) fn read(path: &Path, rules: Rules) -> anyhow::Result<Obligations> {
                         );
                     }
                     out.rules = Some(r);
+                    if full.fifty_move {
+                        fifty_header(&mut out, true, set, &at(n))?;
+                    }
+                }
+                "fifty-move-rule" => {
+                    let on = match value.to_ascii_lowercase().as_str() {
+                        "yes" | "true" | "on" => true,
+                        "no" | "false" | "off" => false,
+                        _ => bail!("{}: fifty-move-rule is {value:?}, not yes or no", at(n)),
+                    };
+                    fifty_header(&mut out, on, set, &at(n))?;
                 }
                 "winner" => {
                     let c: Color = value
@@ -104,4 +132,16 @@ pub(super) fn read(path: &Path, rules: Rules) -> anyhow::Result<Obligations> {
         out.positions.push((n, pos));
     }
     Ok(out)
+}
+
+/// Notes a header's fifty-move rule: on, the reader's must be on too.
+fn fifty_header(out: &mut Obligations, on: bool, set: RuleSet, at: &str) -> anyhow::Result<()> {
+    if on && !set.fifty_move {
+        bail!(
+            "{at}: the obligations are owed under the fifty-move rule; proving them \
+             without it does not discharge them (add --fifty-move-rule)"
+        );
+    }
+    out.fifty_move = Some(on);
+    Ok(())
 }

@@ -52,7 +52,8 @@ pub struct VerifyArgs {
     #[arg(long, requires = "tables")]
     recertify: bool,
     /// The line (and a file's prolog) starts from this FEN instead of the
-    /// standard start position.
+    /// standard start position. Under the fifty-move rule its half-move
+    /// clock field (0 to 100) is the clock there (0 without --fen).
     #[arg(long)]
     fen: Option<String>,
     /// Worker threads (default: all cores; at most 1024).
@@ -68,16 +69,47 @@ pub struct VerifyArgs {
     moves: Vec<String>,
 }
 
+/// The half-move clock the fifty-move rule starts from: `--fen`'s
+/// half-move field (the fifth), 0 when it has none or there is no `--fen`.
+/// A field that is not a number, or over 100, is an error naming it.
+fn start_clock(fen: Option<&str>) -> anyhow::Result<u32> {
+    let Some(field) = fen.and_then(|f| f.split_ascii_whitespace().nth(4)) else {
+        return Ok(0);
+    };
+    match field.parse::<u32>() {
+        Ok(c) if c <= crate::vocab::FIFTY_MOVE_PLIES => Ok(c),
+        Ok(_) => anyhow::bail!(
+            "--fen: the half-move clock field is {field}, over {} (the fifty-move rule would \
+             already have drawn the game)",
+            crate::vocab::FIFTY_MOVE_PLIES
+        ),
+        Err(_) => {
+            anyhow::bail!("--fen: the half-move clock field {field:?} is not a number of plies")
+        }
+    }
+}
+
 /// Runs `antiproof verify`.
 pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
-    args.rules.without_fifty("verify")?;
+    let rule_set = args.rules.rule_set();
+    let fifty_move = if rule_set.fifty_move {
+        if args.tree.is_none() {
+            anyhow::bail!(
+                "antiproof verify: the fifty-move rule is checked on win-tree files only \
+                 (--tree FILE); checking the store under it is not supported yet"
+            );
+        }
+        Some(start_clock(args.fen.as_deref())?)
+    } else {
+        None
+    };
     let tables = match &args.tables {
         Some(dir) => {
             if !dir.is_dir() {
                 anyhow::bail!("--tables {}: not a directory", dir.display());
             }
             Some(std::sync::Arc::new(
-                check::LeafTables::open(dir, args.rules.stalemate()).recertify(args.recertify),
+                check::LeafTables::open_rule_set(dir, rule_set).recertify(args.recertify),
             ))
         }
         None => None,
@@ -123,6 +155,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
             let opts = TreeOptions {
                 progress: progress.as_ref().map(|p| p.counter.clone()),
                 rules: args.rules.stalemate(),
+                fifty_move,
                 winner: args.winner,
                 start: args.fen.as_ref().map(|_| start.clone()),
                 threads: args.threads,
@@ -197,14 +230,16 @@ const OBLIGATIONS_MAGIC: &str = "# antiproof obligations";
 
 /// Writes the open leaves of `report` (a check of the win-tree file
 /// `tree`) to `out`, atomically: header comment lines naming the file, the
-/// rule set and the winner, then one `EPD ; line: UCI moves` line a
-/// distinct position.
+/// rule set (the stalemate rule, and whether the fifty-move rule is on)
+/// and the winner, then one `EPD ; line: UCI moves` line a distinct
+/// position.
 fn write_obligations(out: &Path, tree: &Path, report: &check::Report) -> anyhow::Result<()> {
     let mut text = format!(
-        "{}\n# file: {}\n# rules: {}\n# winner: {}\n# root: {}\n# open: {}\n",
+        "{}\n# file: {}\n# rules: {}\n# fifty-move-rule: {}\n# winner: {}\n# root: {}\n# open: {}\n",
         OBLIGATIONS_MAGIC,
         tree.display(),
         report.rules.name(),
+        if report.fifty_move { "yes" } else { "no" },
         game::color_name(report.winner),
         report.root_fen,
         report.open_count
@@ -224,11 +259,14 @@ fn malformed(args: &VerifyArgs, what: &str) -> u8 {
             serde_json::json!({
                 "verdict": "rejected",
                 "rules": args.rules.stalemate().name(),
+                "fifty_move_rule": args.rules.rule_set().fifty_move,
+                "rule_set": args.rules.rule_set().name(),
                 "rejection": {"kind": "Malformed", "reason": format!("malformed file: {what}")},
             })
         );
     } else {
         println!("REJECTED: malformed file: {what}");
+        println!("rules:       {}", args.rules.rule_set());
     }
     EXIT_NO
 }

@@ -10,8 +10,11 @@
 //! 5. [`Walker::settle_deferred`]: transpositions met before their target
 //!    compared with it, targets outside the subtree walked too;
 //! 6. [`assemble`]: cycles and the longest line on the graph of regions
-//!    ([`graph`]), the size table ([`sizes`]), and the verdict.
+//!    ([`graph`]), under the fifty-move rule the worst clocks ([`clock`]),
+//!    the size table ([`sizes`]), and the verdict.
 
+mod clock;
+mod fifty;
 mod graph;
 mod layout;
 mod sizes;
@@ -33,8 +36,17 @@ use walk::{Acc, NO_REGION, Place, Walker};
 /// Options of [`check_tree`].
 #[derive(Clone, Debug, Default)]
 pub struct TreeOptions {
-    /// The rule set.
+    /// The rule set (its stalemate rule; see also
+    /// [`TreeOptions::fifty_move`]).
     pub rules: Rules,
+    /// The fifty-move rule: `Some(clock)` checks under it, `clock` being
+    /// the half-move clock at the start position (before the prolog; a
+    /// file holds no clock, so 0 for the standard start position). Every
+    /// node that is not a finished game must then be reached with a clock
+    /// under [`crate::vocab::FIFTY_MOVE_PLIES`] by every path into it
+    /// (transpositions included), and a table leaf counts only when its
+    /// win fits in what is left (see [`super::tables`]). `None`: off.
+    pub fifty_move: Option<u32>,
     /// The winner; `None`: inferred from the root (the side whose nodes
     /// have single children).
     pub winner: Option<Color>,
@@ -65,6 +77,13 @@ pub struct TreeOptions {
     /// Bumped (in steps of [`PROGRESS_STEP`]) as the file's slots are
     /// checked, for a progress display; `None`: no counting.
     pub progress: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+}
+
+impl TreeOptions {
+    /// The whole rule set.
+    pub fn rule_set(&self) -> crate::vocab::RuleSet {
+        crate::vocab::RuleSet::new(self.rules, self.fifty_move.is_some())
+    }
 }
 
 /// Slots between two bumps of [`TreeOptions::progress`].
@@ -138,7 +157,8 @@ pub fn check_tree(tree: &WinTree, opts: &TreeOptions) -> Report {
     };
     let (root_line, root) = ctx.replay(&[]);
     let winner = opts.winner.unwrap_or(root.turn());
-    let report = Report::begin(opts.rules, &root, root_line, winner, t0);
+    let mut report = Report::begin(opts.rules, &root, root_line, winner, t0);
+    report.fifty_move = opts.fifty_move.is_some();
     if let Err(v) = check_prolog(&ctx, &report) {
         return ctx.finish(report, v);
     }
@@ -150,12 +170,39 @@ pub fn check_tree(tree: &WinTree, opts: &TreeOptions) -> Report {
             return ctx.finish(report, v);
         }
     };
-    let mut report = report;
     let sub_root = match resolve_line(&ctx, &mut report) {
         Ok(p) => p,
         Err(v) => return ctx.finish(report, v),
     };
-    pool.install(|| check_in_pool(&ctx, &root, &sub_root, report))
+    let clock0 = match line_clock(&ctx) {
+        Ok(c) => c,
+        Err(v) => return ctx.finish(report, v),
+    };
+    pool.install(|| check_in_pool(&ctx, &root, &sub_root, clock0, report))
+}
+
+/// Under the fifty-move rule, the half-move clock at the node to certify
+/// (after the prolog and the line); a position on the way reached at 100
+/// or more is a fault. `None` without the rule.
+fn line_clock(ctx: &Ctx) -> Result<Option<u32>, Verdict> {
+    let Some(clock) = ctx.opts.fifty_move else {
+        return Ok(None);
+    };
+    let mut all = ctx.prolog.clone();
+    all.extend_from_slice(&ctx.opts.line);
+    let clocks = game::clocks_along(&ctx.start, clock, &all);
+    let last = clocks.len() - 1;
+    match clocks[..last]
+        .iter()
+        .position(|&c| c >= crate::vocab::FIFTY_MOVE_PLIES)
+    {
+        Some(i) => {
+            let (line, pos) = game::san_line(&ctx.start, &all[..i]);
+            let reason = Reason::FiftyMoveRule { plies: clocks[i] };
+            Err(rejected(line, game::fen(&pos), reason))
+        }
+        None => Ok(Some(clocks[last])),
+    }
 }
 
 /// The prolog's moves are moves, and legal.
@@ -228,7 +275,13 @@ fn build_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
 }
 
 /// The passes that run on the worker threads.
-fn check_in_pool(ctx: &Ctx, root: &Antichess, sub_root: &Antichess, mut report: Report) -> Report {
+fn check_in_pool(
+    ctx: &Ctx,
+    root: &Antichess,
+    sub_root: &Antichess,
+    clock0: Option<u32>,
+    mut report: Report,
+) -> Report {
     let targets = match Targets::collect(ctx.tree) {
         Ok(t) => t,
         Err(bad) => {
@@ -252,7 +305,12 @@ fn check_in_pool(ctx: &Ctx, root: &Antichess, sub_root: &Antichess, mut report: 
     walker.visit(start.node, start.end, sub_root, start.place, &mut acc);
     walker.settle_deferred(&mut acc);
     let replies = std::mem::take(&mut *walker.replies.lock().expect("no panics while locked"));
-    let mut report = assemble(&walker, acc, start.region, report);
+    let first = First {
+        region: start.region,
+        slot: start.node.index,
+        clock: clock0,
+    };
+    let mut report = assemble(&walker, acc, &first, report);
     if !matches!(report.verdict, Verdict::Rejected(_)) {
         let mut replies = replies;
         replies.sort_unstable_by_key(|&(slot, _)| slot);
@@ -328,20 +386,36 @@ fn start_at(walker: &Walker, report: &Report) -> Result<Start, Verdict> {
     })
 }
 
+/// Where the walk began: the region, the slot, and under the fifty-move
+/// rule the clock there.
+struct First {
+    region: u32,
+    slot: u32,
+    clock: Option<u32>,
+}
+
 /// The report from what the walk found: counts, cycles and the longest
-/// line on the graph of regions, the verdict.
-fn assemble(walker: &Walker, mut acc: Acc, first_region: u32, mut report: Report) -> Report {
+/// line on the graph of regions, the clocks, the verdict.
+fn assemble(walker: &Walker, mut acc: Acc, first: &First, mut report: Report) -> Report {
     let ctx = walker.ctx;
     report.positions = acc.positions;
     report.positions_with_repeats = acc.positions + acc.pointers;
-    report.leaves = acc.leaves;
     let local: Vec<u32> = walker
         .local
         .iter()
         .map(|a| a.load(Ordering::Relaxed))
         .collect();
-    let shape = graph::graph(local.len(), &mut acc.edges, &local, first_region);
+    let shape = graph::graph(local.len(), &mut acc.edges, &local, first.region);
     report.longest_line = shape.longest;
+    let fifty = match first.clock {
+        Some(c0) if shape.acyclic => {
+            let (largest, fault) = fifty::check(walker, &mut acc, &shape, first, c0);
+            report.worst_clock = Some(largest);
+            fault
+        }
+        _ => None,
+    };
+    report.leaves = acc.leaves;
     if !shape.acyclic {
         let slot = shape
             .cycle_at
@@ -355,6 +429,8 @@ fn assemble(walker: &Walker, mut acc: Acc, first_region: u32, mut report: Report
         );
     } else if let Some((n, r)) = acc.error {
         report.verdict = ctx.located(n, r);
+    } else if let Some(v) = fifty {
+        report.verdict = v;
     } else if let Err(v) = sizes::check(ctx) {
         report.verdict = v;
     } else {

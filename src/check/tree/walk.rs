@@ -2,6 +2,7 @@
 //! shakmaty, each node checked against its position, and transpositions
 //! compared with their targets.
 
+use super::clock::{Edge, FiftyLeaf, NO_RESET};
 use super::layout::{path_to, position_of_key};
 use super::targets::Targets;
 use super::{Ctx, Key};
@@ -11,7 +12,7 @@ use crate::wintree::{MoveCode, Node, NodeKind};
 use rayon::prelude::*;
 use shakmaty::variant::Antichess;
 use shakmaty::{Color, Move, MoveList, Position};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// No enclosing region (a walk started at a transposition target).
@@ -28,10 +29,13 @@ pub(super) struct Acc {
     pub leaves: Leaves,
     /// The first error in file order: (node, reason).
     pub error: Option<(u32, Reason)>,
-    /// Reduced-graph edges (from region, to target region, plies).
-    pub edges: Vec<(u32, u32, u32)>,
+    /// Reduced-graph edges.
+    pub edges: Vec<Edge>,
     /// Open leaves (with [`super::TreeOptions::open_leaves`]): slot, key.
     pub open: Vec<(u32, Key)>,
+    /// Under the fifty-move rule: table leaves won in so many plies whose
+    /// clock is only known once the region's worst clock is.
+    pub fifty_leaves: Vec<FiftyLeaf>,
 }
 
 impl Acc {
@@ -67,18 +71,22 @@ impl Acc {
         }
         self.edges.append(&mut o.edges);
         self.open.append(&mut o.open);
+        self.fifty_leaves.append(&mut o.fifty_leaves);
         self
     }
 }
 
 /// Where a node lies: its depth in plies from where the walk started, its
 /// region (the nearest transposition target above it or at it, else the
-/// root's region) and the depth of that region's top.
+/// root's region), the depth of that region's top, and (under the
+/// fifty-move rule) the depth of the last capture or pawn move below that
+/// top ([`NO_RESET`]: none).
 #[derive(Clone, Copy)]
 pub(super) struct Place {
     depth: u32,
     region: u32,
     region_depth: u32,
+    reset_depth: u32,
 }
 
 impl Place {
@@ -88,6 +96,7 @@ impl Place {
             depth: 0,
             region,
             region_depth: 0,
+            reset_depth: NO_RESET,
         }
     }
 
@@ -96,10 +105,23 @@ impl Place {
         self.depth - self.region_depth
     }
 
-    /// A child's place.
-    fn down(self) -> Place {
+    /// Plies since the last capture or pawn move, when there is one below
+    /// the region's top (the half-move clock then does not depend on the
+    /// path into the region); else [`NO_RESET`].
+    fn since(self) -> u32 {
+        if self.reset_depth == NO_RESET {
+            NO_RESET
+        } else {
+            self.depth - self.reset_depth
+        }
+    }
+
+    /// A child's place; `reset`: its move is a capture or a pawn move.
+    fn down(self, reset: bool) -> Place {
+        let depth = self.depth + 1;
         Place {
-            depth: self.depth + 1,
+            depth,
+            reset_depth: if reset { depth } else { self.reset_depth },
             ..self
         }
     }
@@ -156,6 +178,15 @@ pub(super) struct Walker<'c, 't> {
     pub local: Vec<AtomicU32>,
     /// Transpositions met before their target: (slot, target, key).
     deferred: Mutex<Vec<(u32, u32, Key)>>,
+    /// Under the fifty-move rule, by region id: the deepest node that is
+    /// not a finished game and has no capture or pawn move between the
+    /// region's top and itself, packed by [`super::clock::pack_deepest`]
+    /// (0: none). Empty without the rule.
+    pub fifty_deepest: Vec<AtomicU64>,
+    /// Under the fifty-move rule: the largest clock seen at a node that
+    /// is not a finished game with a capture or pawn move below its
+    /// region's top.
+    pub fifty_since_max: AtomicU32,
     /// The node whose children's subtrees are counted one by one
     /// ([`crate::check::Report::replies`]).
     pub split: Option<u32>,
@@ -171,6 +202,12 @@ impl<'c, 't> Walker<'c, 't> {
             winner,
             keys: (0..targets.len()).map(|_| OnceLock::new()).collect(),
             local: (0..regions).map(|_| AtomicU32::new(0)).collect(),
+            fifty_deepest: if ctx.opts.fifty_move.is_some() {
+                (0..regions).map(|_| AtomicU64::new(0)).collect()
+            } else {
+                Vec::new()
+            },
+            fifty_since_max: AtomicU32::new(0),
             targets,
             deferred: Mutex::new(Vec::new()),
             split: None,
@@ -200,7 +237,33 @@ impl<'c, 't> Walker<'c, 't> {
         }
     }
 
-    fn leaf(&self, slot: u32, pos: &Antichess, acc: &mut Acc) {
+    /// Under the fifty-move rule, notes the clock of a node that is not a
+    /// finished game: a clock of 100 or more since a capture or pawn move
+    /// in its region is a fault now; otherwise the clock depends on the
+    /// worst path into the region, and the region's deepest such node is
+    /// kept for [`super::clock`].
+    fn clock(&self, slot: u32, at: Place, acc: &mut Acc) {
+        if self.fifty_deepest.is_empty() {
+            return;
+        }
+        let since = at.since();
+        if since == NO_RESET {
+            let a = &self.fifty_deepest[at.region as usize];
+            let v = super::clock::pack_deepest(at.plies(), slot);
+            if a.load(Ordering::Relaxed) < v {
+                a.fetch_max(v, Ordering::Relaxed);
+            }
+        } else {
+            if self.fifty_since_max.load(Ordering::Relaxed) < since {
+                self.fifty_since_max.fetch_max(since, Ordering::Relaxed);
+            }
+            if since >= crate::vocab::FIFTY_MOVE_PLIES {
+                acc.fail(slot, Reason::FiftyMoveRule { plies: since });
+            }
+        }
+    }
+
+    fn leaf(&self, slot: u32, pos: &Antichess, at: Place, acc: &mut Acc) {
         let rules = self.ctx.opts.rules;
         let legal = pos.legal_moves();
         match game::game_end(pos, &legal, rules) {
@@ -222,9 +285,12 @@ impl<'c, 't> Walker<'c, 't> {
                 }
             }
             None => {
+                self.clock(slot, at, acc);
                 let men = game::men(pos);
                 let open = self.ctx.opts.open_leaves;
-                if men <= 4 {
+                if men <= 4 && !self.fifty_deepest.is_empty() {
+                    self.fifty_table_leaf(slot, pos, at, acc);
+                } else if men <= 4 {
                     let tables = self.ctx.opts.tables.as_deref();
                     let unscored = acc.leaves.tables_unscored;
                     if let Err(r) =
@@ -243,6 +309,41 @@ impl<'c, 't> Walker<'c, 't> {
         }
     }
 
+    /// A leaf of 4 men or fewer that is not a finished game, under the
+    /// fifty-move rule: a table win in `n` plies counts when the clock `c`
+    /// there has `c + n <= 100`; with a clock known only after the walk,
+    /// it is kept in [`Acc::fifty_leaves`] and counted as scored until
+    /// [`super::clock`] says otherwise.
+    fn fifty_table_leaf(&self, slot: u32, pos: &Antichess, at: Place, acc: &mut Acc) {
+        let tables = self.ctx.opts.tables.as_deref();
+        let open = self.ctx.opts.open_leaves;
+        match crate::check::table_win_in(tables, pos, self.winner, &mut acc.leaves) {
+            Err(r) => acc.fail(slot, r),
+            Ok(None) => {
+                if open {
+                    acc.open.push((slot, game::pack(pos)));
+                }
+            }
+            Ok(Some(n)) => {
+                let since = at.since();
+                if since == NO_RESET {
+                    acc.fifty_leaves.push(FiftyLeaf {
+                        region: at.region,
+                        plies: at.plies(),
+                        win_in: n,
+                        slot,
+                        key: game::pack(pos),
+                    });
+                } else if since + n > crate::vocab::FIFTY_MOVE_PLIES {
+                    acc.leaves.tables_unscored += 1;
+                    if open {
+                        acc.open.push((slot, game::pack(pos)));
+                    }
+                }
+            }
+        }
+    }
+
     /// Checks the node at `slot`, whose subtree must occupy exactly the
     /// slots `slot..end`, in position `pos` at place `at`.
     pub fn visit(&self, node: Node, end: u32, pos: &Antichess, mut at: Place, acc: &mut Acc) {
@@ -251,10 +352,12 @@ impl<'c, 't> Walker<'c, 't> {
             let id = self.targets.id(slot);
             let _ = self.keys[id as usize].set(game::pack(pos));
             if at.region != NO_REGION {
-                acc.edges.push((at.region, id, at.plies()));
+                acc.edges
+                    .push(Edge::new(at.region, id, at.plies(), at.since(), slot));
             }
             at.region = id;
             at.region_depth = at.depth;
+            at.reset_depth = NO_RESET;
         }
         let malformed = |acc: &mut Acc, what: &str| {
             acc.fail(slot, Reason::Malformed(format!("node {slot}: {what}")));
@@ -267,8 +370,9 @@ impl<'c, 't> Walker<'c, 't> {
                     return malformed(acc, "a transposition where a subtree must be");
                 }
                 self.transposition(slot, target, pos, acc);
+                let to = self.targets.id(target);
                 acc.edges
-                    .push((at.region, self.targets.id(target), at.plies()));
+                    .push(Edge::new(at.region, to, at.plies(), at.since(), slot));
             }
             NodeKind::Unsolved => {
                 acc.positions += 1;
@@ -282,7 +386,7 @@ impl<'c, 't> Walker<'c, 't> {
                 if end != slot + 1 {
                     return malformed(acc, "a leaf where a subtree must be");
                 }
-                self.leaf(slot, pos, acc);
+                self.leaf(slot, pos, at, acc);
             }
             NodeKind::Inner => {
                 acc.positions += 1;
@@ -293,6 +397,7 @@ impl<'c, 't> Walker<'c, 't> {
                 if end < slot + 2 {
                     return malformed(acc, "children outside the parent's subtree");
                 }
+                self.clock(slot, at, acc);
                 self.inner(slot, end, pos, at, acc);
             }
         }
@@ -422,7 +527,8 @@ impl<'c, 't> Walker<'c, 't> {
             let m: Move = node.legal[i];
             p.play_unchecked(m);
             let range_end = child.next_sibling.unwrap_or(node.end);
-            self.visit(child, range_end, &p, at.down(), acc);
+            let reset = !self.fifty_deepest.is_empty() && game::resets_clock(&m);
+            self.visit(child, range_end, &p, at.down(reset), acc);
         };
         let kids = || {
             let mut c = Some(node.slot + 1);
