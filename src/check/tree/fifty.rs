@@ -38,7 +38,7 @@ pub(super) fn check(
             }
         }
     }
-    let mut fault: Option<(u32, u32)> = None;
+    let mut fault: Option<(u32, u32, u32)> = None;
     let mut largest = walker.fifty_since_max.load(Ordering::Relaxed);
     for (region, a) in walker.fifty_deepest.iter().enumerate() {
         let Some((plies, slot)) = clock::unpack_deepest(a.load(Ordering::Relaxed)) else {
@@ -48,26 +48,38 @@ pub(super) fn check(
             continue;
         };
         largest = largest.max(c);
-        if c >= FIFTY_MOVE_PLIES && fault.is_none_or(|(s, _)| slot < s) {
-            fault = Some((slot, region as u32));
+        if c >= FIFTY_MOVE_PLIES && fault.is_none_or(|(s, _, _)| slot < s) {
+            fault = Some((slot, region as u32, c));
         }
     }
-    let verdict =
-        fault.map(|(slot, region)| rejection(walker, &acc.edges, &clocks, first, region, slot));
+    let verdict = fault.map(|(slot, region, clock)| {
+        let at = At {
+            region,
+            slot,
+            clock,
+        };
+        rejection(walker, &acc.edges, &clocks, first, &at)
+    });
     (largest, verdict)
 }
 
-/// The rejection of the node at `slot` of `region`: the worst line into
-/// it (the line to the node certified, then through each region on the
-/// worst path), cut at the first position whose clock reaches 100.
-fn rejection(
-    walker: &Walker,
-    edges: &[Edge],
-    clocks: &Clocks,
-    first: &First,
+/// A node reached at 100 or more: its region, slot and worst clock.
+#[derive(Clone, Copy)]
+struct At {
     region: u32,
     slot: u32,
-) -> Verdict {
+    clock: u32,
+}
+
+/// The rejection of the node `at`: the worst line into it (the line to
+/// the node certified, then through each region on the worst path), cut
+/// at the first position whose clock reaches 100.
+fn rejection(walker: &Walker, edges: &[Edge], clocks: &Clocks, first: &First, at: &At) -> Verdict {
+    let At {
+        region,
+        slot,
+        clock,
+    } = *at;
     let ctx = walker.ctx;
     let tree = ctx.tree;
     let top = |r: u32| {
@@ -89,7 +101,7 @@ fn rejection(
         let from = top(r);
         let moves = match (path_to(tree, from), path_to(tree, to)) {
             (Some((a, _)), Some((b, _))) if b.starts_with(&a) => b[a.len()..].to_vec(),
-            _ => return ctx.located(slot, Reason::FiftyMoveRule { plies: 0 }),
+            _ => return ctx.located(slot, Reason::FiftyMoveRule { plies: clock }),
         };
         legs.push((from, moves));
     }
