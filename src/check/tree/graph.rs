@@ -28,7 +28,7 @@ pub(super) struct Shape {
 /// its kind for the longest line).
 pub(super) fn graph(regions: usize, edges: &mut Vec<Edge>, local: &[u32], root: u32) -> Shape {
     let value = |e: &Edge| if e.resets() { e.since } else { e.plies };
-    edges.par_sort_unstable_by_key(|e| (e.from, e.to, e.resets(), u32::MAX - value(e)));
+    edges.par_sort_unstable_by_key(|e| (e.from, e.to, e.resets(), u16::MAX - value(e)));
     edges.dedup_by(|a, b| {
         let same = a.from == b.from && a.to == b.to && a.resets() == b.resets();
         if same && b.resets() {
