@@ -2,7 +2,8 @@
 //! top ([`clock::propagate`]), then each region's deepest node without a
 //! capture or pawn move below its top, and the table leaves whose clock
 //! was not known during the walk. A fault names the worst line into the
-//! node, cut where its clock reaches 100.
+//! node, cut where its clock reaches 100. Also the scoring of a table
+//! leaf under the rule ([`table_win_in`]), which the walk calls.
 
 use super::clock::{self, Clocks, Edge};
 use super::graph::Shape;
@@ -10,9 +11,11 @@ use super::layout::path_to;
 use super::walk::{Acc, Walker};
 use super::{First, Verdict};
 use crate::check::game;
-use crate::check::{Reason, Rejection};
+use crate::check::{LeafTables, Leaves, Reason, Rejection};
 use crate::vocab::FIFTY_MOVE_PLIES;
 use crate::wintree::{MoveCode, WinTree};
+use shakmaty::Color;
+use shakmaty::variant::Antichess;
 use std::sync::atomic::Ordering;
 
 /// Settles the clocks: table leaves whose win does not fit in what the
@@ -154,4 +157,42 @@ fn descend(tree: &WinTree, mut slot: u32, moves: &[MoveCode]) -> Option<u32> {
             .index;
     }
     Some(slot)
+}
+
+/// A leaf of 4 men or fewer that is not a finished game, under the
+/// fifty-move rule: counted, and scored by `tables` (tables built for the
+/// rule: [`LeafTables::open_rule_set`]) when given. `Some(n)`: the tables
+/// score it a win for `winner` in `n` plies from a clock of 0 (the caller
+/// decides whether it fits in the clock left); `None`: unscored (counted
+/// so); a value that is no win for `winner` rejects it, as does any table
+/// error but a missing table.
+pub(super) fn table_win_in(
+    tables: Option<&LeafTables>,
+    pos: &Antichess,
+    winner: Color,
+    leaves: &mut Leaves,
+) -> Result<Option<u32>, Reason> {
+    use shakmaty::Position;
+    leaves.tables += 1;
+    let Some(t) = tables.filter(|t| t.fifty_move()) else {
+        leaves.tables_unscored += 1;
+        return Ok(None);
+    };
+    match t.score(pos) {
+        Ok(crate::tablefile::Value::Win(n)) if pos.turn() == winner => Ok(Some(u32::from(n))),
+        Ok(crate::tablefile::Value::Loss(n)) if pos.turn() != winner => Ok(Some(u32::from(n))),
+        Ok(v) => Err(Reason::TableLeafNotWon(format!(
+            "the endgame tables for the fifty-move rule score it {v} for {} (to move, \
+             clock 0), not a win for {}",
+            game::color_name(pos.turn()),
+            game::color_name(winner),
+        ))),
+        Err(crate::tablefile::TableError::Missing { .. }) => {
+            leaves.tables_unscored += 1;
+            Ok(None)
+        }
+        Err(e) => Err(Reason::TableNotCertified(format!(
+            "endgame table for this leaf: {e}"
+        ))),
+    }
 }
