@@ -27,6 +27,12 @@
 //!   winner by a table that is certified in the same run ([`tables`]).
 //! * Transpositions: the target holds the same full position as the
 //!   pointer; no cycle through transpositions.
+//! * Under the fifty-move rule ([`TreeOptions::fifty_move`], win-tree
+//!   files): every position that is not a finished game is reached with a
+//!   half-move clock under 100 by every path into it, transpositions
+//!   included (the worst clock over all paths, in time linear in the
+//!   file: see `tree/clock.rs`); a finished game reached at 100 still
+//!   counts.
 //! * Files: every index in range, flag combinations valid, the slots tile
 //!   the file in depth-first pre-order (each slot reached exactly once).
 //!
