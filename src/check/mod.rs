@@ -27,6 +27,12 @@
 //!   winner by a table that is certified in the same run ([`tables`]).
 //! * Transpositions: the target holds the same full position as the
 //!   pointer; no cycle through transpositions.
+//! * Under the fifty-move rule ([`TreeOptions::fifty_move`], win-tree
+//!   files): every position that is not a finished game is reached with a
+//!   half-move clock under 100 by every path into it, transpositions
+//!   included (the worst clock over all paths, in time linear in the
+//!   file: see `tree/clock.rs`); a finished game reached at 100 still
+//!   counts.
 //! * Files: every index in range, flag combinations valid, the slots tile
 //!   the file in depth-first pre-order (each slot reached exactly once).
 //!
@@ -446,44 +452,6 @@ pub(crate) fn table_leaf(
         Err(crate::tablefile::TableError::Missing { .. }) => {
             leaves.tables_unscored += 1;
             Ok(())
-        }
-        Err(e) => Err(Reason::TableNotCertified(format!(
-            "endgame table for this leaf: {e}"
-        ))),
-    }
-}
-
-/// A leaf of 4 men or fewer that is not a finished game, under the
-/// fifty-move rule: counted, and scored by `tables` (tables built for the
-/// rule: [`LeafTables::open_rule_set`]) when given. `Some(n)`: the tables
-/// score it a win for `winner` in `n` plies from a clock of 0 (the caller
-/// decides whether it fits in the clock left); `None`: unscored (counted
-/// so); a value that is no win for `winner` rejects it, as does any table
-/// error but a missing table.
-pub(crate) fn table_win_in(
-    tables: Option<&LeafTables>,
-    pos: &Antichess,
-    winner: Color,
-    leaves: &mut Leaves,
-) -> Result<Option<u32>, Reason> {
-    use shakmaty::Position;
-    leaves.tables += 1;
-    let Some(t) = tables.filter(|t| t.fifty_move()) else {
-        leaves.tables_unscored += 1;
-        return Ok(None);
-    };
-    match t.score(pos) {
-        Ok(crate::tablefile::Value::Win(n)) if pos.turn() == winner => Ok(Some(u32::from(n))),
-        Ok(crate::tablefile::Value::Loss(n)) if pos.turn() != winner => Ok(Some(u32::from(n))),
-        Ok(v) => Err(Reason::TableLeafNotWon(format!(
-            "the endgame tables for the fifty-move rule score it {v} for {} (to move, \
-             clock 0), not a win for {}",
-            game::color_name(pos.turn()),
-            game::color_name(winner),
-        ))),
-        Err(crate::tablefile::TableError::Missing { .. }) => {
-            leaves.tables_unscored += 1;
-            Ok(None)
         }
         Err(e) => Err(Reason::TableNotCertified(format!(
             "endgame table for this leaf: {e}"

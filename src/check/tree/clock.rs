@@ -25,46 +25,59 @@ pub(super) const UNREACHED: u32 = u32::MAX;
 /// An edge of the graph of regions: from a region to the region of a
 /// transposition target, through the node `via` of the source region (a
 /// transposition pointing at the target, or the target itself where its
-/// parent lies in the source region).
+/// parent lies in the source region). 16 bytes: plies are at most
+/// [`crate::check::MAX_PLIES`], so they fit 16 bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Edge {
     /// The source region.
     pub from: u32,
     /// The target region.
     pub to: u32,
-    /// Plies from the source region's top to the target.
-    pub plies: u32,
-    /// Plies since the last capture or pawn move on the way, when there is
-    /// one below the source region's top; else [`NO_RESET`].
-    pub since: u32,
     /// The slot the edge leaves by.
     pub via: u32,
+    /// Plies from the source region's top to the target.
+    pub plies: u16,
+    /// Plies since the last capture or pawn move on the way, when there is
+    /// one below the source region's top; else `u16::MAX`.
+    pub since: u16,
+}
+
+/// Plies as an edge holds them (saturating; [`NO_RESET`] kept apart).
+fn narrow(plies: u32) -> u16 {
+    if plies == NO_RESET {
+        u16::MAX
+    } else {
+        u16::try_from(plies)
+            .unwrap_or(u16::MAX - 1)
+            .min(u16::MAX - 1)
+    }
 }
 
 impl Edge {
-    /// An edge.
+    /// An edge; `since` is [`NO_RESET`] when no capture or pawn move lies
+    /// on the way.
     pub fn new(from: u32, to: u32, plies: u32, since: u32, via: u32) -> Edge {
         Edge {
             from,
             to,
-            plies,
-            since,
             via,
+            plies: narrow(plies),
+            since: narrow(since),
         }
     }
 
     /// Whether a capture or pawn move lies on the way.
     pub fn resets(&self) -> bool {
-        self.since != NO_RESET
+        self.since != u16::MAX
     }
 
     /// The clock the edge brings to its target, from the source region's
     /// worst clock.
     fn clock(&self, from_clock: u32) -> u32 {
         if self.resets() {
-            self.since
+            u32::from(self.since)
         } else {
-            from_clock.saturating_add(self.plies)
+            from_clock.saturating_add(u32::from(self.plies))
         }
     }
 }
@@ -200,6 +213,15 @@ mod tests {
         assert_eq!(c.worst, vec![99, 1, 0, UNREACHED]);
         assert_eq!(c.at(3, 1), None);
         assert_eq!(c.path_into(&edges, 2), vec![0, 1]);
+    }
+
+    #[test]
+    fn edges_are_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<Edge>(), 16);
+        let e = Edge::new(1, 2, 70_000, NO_RESET, 3);
+        assert!(!e.resets());
+        assert_eq!(e.clock(5), 5 + 65_534);
+        assert!(Edge::new(1, 2, 7, 0, 3).resets());
     }
 
     #[test]

@@ -23,12 +23,12 @@ pub(super) struct Shape {
 /// Topological order of the region graph: `local` the deepest ply inside
 /// each region, `root` the region the longest line starts from. `edges`
 /// are sorted by source and target and thinned: per pair of regions one
-/// edge with a capture or pawn move on the way (the one bringing the
-/// largest clock) and one without (the longest), each with the pair's
-/// largest plies for the longest line.
+/// edge without a capture or pawn move on the way (the longest) and one
+/// with (the one bringing the largest clock, given the largest plies of
+/// its kind for the longest line).
 pub(super) fn graph(regions: usize, edges: &mut Vec<Edge>, local: &[u32], root: u32) -> Shape {
     let value = |e: &Edge| if e.resets() { e.since } else { e.plies };
-    edges.par_sort_unstable_by_key(|e| (e.from, e.to, e.resets(), u32::MAX - value(e)));
+    edges.par_sort_unstable_by_key(|e| (e.from, e.to, e.resets(), u16::MAX - value(e)));
     edges.dedup_by(|a, b| {
         let same = a.from == b.from && a.to == b.to && a.resets() == b.resets();
         if same && b.resets() {

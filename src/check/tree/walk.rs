@@ -317,7 +317,7 @@ impl<'c, 't> Walker<'c, 't> {
     fn fifty_table_leaf(&self, slot: u32, pos: &Antichess, at: Place, acc: &mut Acc) {
         let tables = self.ctx.opts.tables.as_deref();
         let open = self.ctx.opts.open_leaves;
-        match crate::check::table_win_in(tables, pos, self.winner, &mut acc.leaves) {
+        match super::fifty::table_win_in(tables, pos, self.winner, &mut acc.leaves) {
             Err(r) => acc.fail(slot, r),
             Ok(None) => {
                 if open {
