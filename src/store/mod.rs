@@ -58,15 +58,48 @@ pub type Key = [u8; KEY_LEN];
 
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 /// The rule set of a table of records (defined in [`crate::vocab`]).
-pub use crate::vocab::Rules;
+pub use crate::vocab::{RuleSet, Rules};
+
+/// Width of a record under the fifty-move rule: a [`Record`] and its
+/// [`Need`].
+pub const FIFTY_RECORD_LEN: usize = RECORD_LEN + 1;
+
+/// The headroom need of a proof under the fifty-move rule: the most plies
+/// from its position to the first capture, pawn move or game end along any
+/// line of the stored proof (a table leaf counts its distance to the next
+/// capture or pawn move). The proof holds at a half-move clock `c` iff
+/// `c + need <= 100` ([`crate::vocab::FIFTY_MOVE_PLIES`]).
+pub type Need = u8;
+
+/// The records of one rule set with the fifty-move rule.
+type ProvenFifty<'a> = TableDefinition<'a, &'static [u8; KEY_LEN], &'static [u8; FIFTY_RECORD_LEN]>;
 
 /// The records of one rule set: table `proven_<name>`.
 type Proven<'a> = TableDefinition<'a, &'static [u8; KEY_LEN], &'static [u8; RECORD_LEN]>;
 
 /// The name of the table of records under `rules`: `proven_` and the rule
-/// set's name (`proven_international`, `proven_fics`, `proven_joint`).
-fn table_name(rules: Rules) -> String {
-    format!("proven_{}", rules.name())
+/// set's file name (`proven_international`, `proven_fics`,
+/// `proven_joint`; `proven_international_fifty` with the fifty-move rule).
+fn table_name(rules: impl Into<RuleSet>) -> String {
+    format!("proven_{}", rules.into().file_name())
+}
+
+/// Whether `new` should replace `old` under the fifty-move rule: a smaller
+/// need, then a smaller proof.
+pub fn fifty_better(new: (&Record, Need), old: (&Record, Need)) -> bool {
+    (new.1, new.0.size) < (old.1, old.0.size)
+}
+
+fn fifty_bytes(r: &Record, need: Need) -> [u8; FIFTY_RECORD_LEN] {
+    let mut b = [0u8; FIFTY_RECORD_LEN];
+    b[..RECORD_LEN].copy_from_slice(&r.to_bytes());
+    b[RECORD_LEN] = need;
+    b
+}
+
+fn fifty_from_bytes(b: &[u8; FIFTY_RECORD_LEN]) -> Result<(Record, Need), StoreError> {
+    let r = Record::from_bytes(b[..RECORD_LEN].try_into().expect("12 bytes"))?;
+    Ok((r, b[RECORD_LEN]))
 }
 
 /// What a record says of its position.
@@ -541,8 +574,17 @@ impl Store {
     }
 
     /// The record of a position, if proven.
-    pub fn get(&self, rules: Rules, key: &Key) -> Result<Option<Record>, StoreError> {
+    pub fn get(&self, rules: impl Into<RuleSet>, key: &Key) -> Result<Option<Record>, StoreError> {
         self.reader()?.get(rules, key)
+    }
+
+    /// The record of a position and, under the fifty-move rule, its need.
+    pub fn get_entry(
+        &self,
+        rules: impl Into<RuleSet>,
+        key: &Key,
+    ) -> Result<Option<(Record, Option<Need>)>, StoreError> {
+        self.reader()?.get_entry(rules, key)
     }
 
     /// A read snapshot, for many lookups without a transaction each.
@@ -554,8 +596,21 @@ impl Store {
     }
 
     /// Writes a batch of records in one transaction. A key already present
-    /// is overwritten.
-    pub fn put_batch(&self, rules: Rules, items: &[(Key, Record)]) -> Result<(), StoreError> {
+    /// is overwritten. Under the fifty-move rule every record gets need
+    /// 100 (valid at clock 0 only): use [`Store::put_batch_fifty`].
+    pub fn put_batch(
+        &self,
+        rules: impl Into<RuleSet>,
+        items: &[(Key, Record)],
+    ) -> Result<(), StoreError> {
+        let rules = rules.into();
+        if rules.fifty_move {
+            let with: Vec<(Key, Record, Need)> = items
+                .iter()
+                .map(|(k, r)| (*k, *r, crate::vocab::FIFTY_MOVE_PLIES as Need))
+                .collect();
+            return self.put_batch_fifty(rules, &with);
+        }
         if items.is_empty() {
             return Ok(());
         }
@@ -570,17 +625,56 @@ impl Store {
         })
     }
 
+    /// Writes a batch of records with their needs under a rule set with
+    /// the fifty-move rule, in one transaction. Where a key is already
+    /// present (or repeats in the batch) the record with the smaller need,
+    /// then the smaller proof, is kept ([`fifty_better`]).
+    pub fn put_batch_fifty(
+        &self,
+        rules: RuleSet,
+        items: &[(Key, Record, Need)],
+    ) -> Result<(), StoreError> {
+        assert!(
+            rules.fifty_move,
+            "put_batch_fifty is for the fifty-move rule"
+        );
+        if items.is_empty() {
+            return Ok(());
+        }
+        self.write(|tx| {
+            let mut table = tx
+                .open_table(ProvenFifty::new(&table_name(rules)))
+                .map_err(engine)?;
+            for (k, r, need) in items {
+                let old = match table.get(k).map_err(engine)? {
+                    Some(v) => Some(fifty_from_bytes(v.value())?),
+                    None => None,
+                };
+                if old.is_none_or(|(o, on)| fifty_better((r, *need), (&o, on))) {
+                    table.insert(k, &fifty_bytes(r, *need)).map_err(engine)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
     /// Number of proven positions under a rule set.
-    pub fn len(&self, rules: Rules) -> Result<u64, StoreError> {
+    pub fn len(&self, rules: impl Into<RuleSet>) -> Result<u64, StoreError> {
+        let rules = rules.into();
         let tx = self.begin_read()?;
         guard::guarded(&self.path, || {
             // A store made before this rule set existed lacks its table.
-            let table = match tx.open_table(Proven::new(&table_name(rules))) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
-                Err(e) => return Err(engine(e)),
+            let name = table_name(rules);
+            let table = if rules.fifty_move {
+                tx.open_table(ProvenFifty::new(&name)).map(|t| t.len())
+            } else {
+                tx.open_table(Proven::new(&name)).map(|t| t.len())
             };
-            table.len().map_err(engine)
+            match table {
+                Ok(n) => n.map_err(engine),
+                Err(redb::TableError::TableDoesNotExist(_)) => Ok(0),
+                Err(e) => Err(engine(e)),
+            }
         })
     }
 
@@ -612,15 +706,41 @@ impl StoreReader {
 
     /// The record of a position, if proven. (A store made before `rules`
     /// existed has no table for it: no record.)
-    pub fn get(&self, rules: Rules, key: &Key) -> Result<Option<Record>, StoreError> {
+    pub fn get(&self, rules: impl Into<RuleSet>, key: &Key) -> Result<Option<Record>, StoreError> {
+        Ok(self.get_entry(rules, key)?.map(|(r, _)| r))
+    }
+
+    /// The record of a position, if proven, and under the fifty-move rule
+    /// its need.
+    pub fn get_entry(
+        &self,
+        rules: impl Into<RuleSet>,
+        key: &Key,
+    ) -> Result<Option<(Record, Option<Need>)>, StoreError> {
+        let rules = rules.into();
         guard::guarded(&self.path, || {
-            let table = match self.tx().open_table(Proven::new(&table_name(rules))) {
+            let name = table_name(rules);
+            if rules.fifty_move {
+                let table = match self.tx().open_table(ProvenFifty::new(&name)) {
+                    Ok(t) => t,
+                    Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+                    Err(e) => return Err(engine(e)),
+                };
+                return match table.get(key).map_err(engine)? {
+                    Some(v) => {
+                        let (r, need) = fifty_from_bytes(v.value())?;
+                        Ok(Some((r, Some(need))))
+                    }
+                    None => Ok(None),
+                };
+            }
+            let table = match self.tx().open_table(Proven::new(&name)) {
                 Ok(t) => t,
                 Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
                 Err(e) => return Err(engine(e)),
             };
             match table.get(key).map_err(engine)? {
-                Some(v) => Ok(Some(Record::from_bytes(v.value())?)),
+                Some(v) => Ok(Some((Record::from_bytes(v.value())?, None))),
                 None => Ok(None),
             }
         })
@@ -630,18 +750,43 @@ impl StoreReader {
     /// of `f` itself is reported as a damaged store too: keep `f` simple.)
     pub fn for_each(
         &self,
-        rules: Rules,
+        rules: impl Into<RuleSet>,
         mut f: impl FnMut(&Key, Record) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
+        self.for_each_entry(rules, |k, r, _| f(k, r))
+    }
+
+    /// As [`StoreReader::for_each`], with each record's need under the
+    /// fifty-move rule.
+    pub fn for_each_entry(
+        &self,
+        rules: impl Into<RuleSet>,
+        mut f: impl FnMut(&Key, Record, Option<Need>) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let rules = rules.into();
         guard::guarded(&self.path, || {
-            let table = match self.tx().open_table(Proven::new(&table_name(rules))) {
+            let name = table_name(rules);
+            if rules.fifty_move {
+                let table = match self.tx().open_table(ProvenFifty::new(&name)) {
+                    Ok(t) => t,
+                    Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
+                    Err(e) => return Err(engine(e)),
+                };
+                for item in table.iter().map_err(engine)? {
+                    let (k, v) = item.map_err(engine)?;
+                    let (r, need) = fifty_from_bytes(v.value())?;
+                    f(k.value(), r, Some(need))?;
+                }
+                return Ok(());
+            }
+            let table = match self.tx().open_table(Proven::new(&name)) {
                 Ok(t) => t,
                 Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
                 Err(e) => return Err(engine(e)),
             };
             for item in table.iter().map_err(engine)? {
                 let (k, v) = item.map_err(engine)?;
-                f(k.value(), Record::from_bytes(v.value())?)?;
+                f(k.value(), Record::from_bytes(v.value())?, None)?;
             }
             Ok(())
         })

@@ -1,0 +1,204 @@
+//! `prove` under the fifty-move rule: the root's clock from `--fen`, wins
+//! that need more headroom than the clock leaves, a win delivered on the
+//! 100th ply, the separate store table, and stored proofs whose every path
+//! stays under the limit.
+
+mod common;
+
+use antiproof::rules::{Color, Position};
+use antiproof::store::{Key, Record, Store, Verdict};
+use antiproof::stored::{Node, StoredProof};
+use antiproof::vocab::{FIFTY_MOVE_PLIES, MoveCode, RuleSet, Rules};
+use common::{antiproof, temp_dir};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// White's rook against Black's pawn: White gives the rook away in 4
+/// plies, the first one a rook move (reversible).
+const ROOK_V_PAWN: &str = "8/7p/8/8/8/8/8/R7 w - -";
+
+/// Black to move with only king moves (reversible), after each of which
+/// White, its pawn blocked, has no legal move and wins.
+const BLOCKED: &str = "7k/8/8/8/8/p7/P7/8 b - -";
+
+/// `prove --json` of a FEN (with its clock) in a fresh store under `rules`
+/// (extra arguments); the exit status and the JSON.
+fn prove_fen(db: &Path, fen: &str, extra: &[&str]) -> (i32, serde_json::Value) {
+    let _ = std::fs::remove_file(db);
+    let mut args = vec![
+        "prove",
+        "--json",
+        "--db",
+        db.to_str().unwrap(),
+        "--fen",
+        fen,
+    ];
+    args.extend(extra);
+    let (code, out, err) = antiproof(&args);
+    let v = serde_json::from_str(&out).unwrap_or_else(|_| panic!("no JSON: {out} {err}"));
+    (code, v)
+}
+
+/// The largest half-move clock at which each non-terminal position of the
+/// stored proof from `root` is reached, over every path; panics where one
+/// is reached at 100 or more, or where the proof does not close.
+fn worst_clock(db: &Path, rules: RuleSet, root: &Position, winner: Color) -> u32 {
+    let store = Store::open_read_only(db).unwrap();
+    let reader = store.reader().unwrap();
+    let proof = StoredProof::new(&reader, rules);
+    let mut best: HashMap<Key, u32> = HashMap::new();
+    let mut stack = vec![(*root, Vec::<String>::new())];
+    let mut worst = 0;
+    while let Some((pos, line)) = stack.pop() {
+        let key = pos.pack().0;
+        let clock = pos.halfmoves();
+        if best.get(&key).is_some_and(|&c| c >= clock) {
+            continue;
+        }
+        best.insert(key, clock);
+        let node = proof.node_for(&pos, winner).unwrap().unwrap();
+        let moves = match node {
+            Node::GameEnd(_) => continue,
+            n => n.moves(&pos),
+        };
+        assert!(
+            clock < FIFTY_MOVE_PLIES,
+            "reached at clock {clock} after {line:?}"
+        );
+        worst = worst.max(clock);
+        for m in moves {
+            let mut l = line.clone();
+            l.push(m.uci().to_string());
+            stack.push((pos.play(m), l));
+        }
+    }
+    worst
+}
+
+#[test]
+fn a_reversible_win_at_clock_99_is_a_draw_under_the_rule() {
+    let dir = temp_dir("fifty-clock99");
+    let db = dir.join("a.redb");
+    let at = |c: u32| format!("{ROOK_V_PAWN} {c} 60");
+    let (code, v) = prove_fen(&db, &at(99), &[]);
+    assert_eq!((code, v["result"].as_str()), (0, Some("proven")));
+    assert_eq!(v["fifty_move_rule"], false);
+    let (code, v) = prove_fen(&db, &at(99), &["--fifty-move-rule"]);
+    assert_eq!((code, v["result"].as_str()), (1, Some("disproven")), "{v}");
+    assert_eq!(v["fifty_move_rule"], true);
+    assert_eq!(v["rule_set"], "international+fifty");
+    assert_eq!(v["rules"], "international");
+    for c in [0, 90, 96] {
+        let (code, v) = prove_fen(&db, &at(c), &["--rules", "lichess"]);
+        assert_eq!(
+            (code, v["result"].as_str()),
+            (0, Some("proven")),
+            "clock {c}"
+        );
+        let root = Position::from_fen(&at(c)).unwrap();
+        assert!(worst_clock(&db, RuleSet::LICHESS, &root, Color::White) < FIFTY_MOVE_PLIES);
+    }
+}
+
+#[test]
+fn a_win_on_the_hundredth_ply_counts() {
+    let dir = temp_dir("fifty-ply100");
+    let db = dir.join("a.redb");
+    let at = |c: u32| format!("{BLOCKED} {c} 60");
+    let w = ["--winner", "white", "--fifty-move-rule"];
+    let (code, v) = prove_fen(&db, &at(99), &w);
+    assert_eq!((code, v["result"].as_str()), (0, Some("proven")), "{v}");
+    // At 100 the game is drawn before Black moves.
+    let (code, v) = prove_fen(&db, &at(100), &w);
+    assert_eq!((code, v["result"].as_str()), (1, Some("disproven")), "{v}");
+    let (code, v) = prove_fen(&db, &at(100), &w[..2]);
+    assert_eq!((code, v["result"].as_str()), (0, Some("proven")), "{v}");
+}
+
+#[test]
+fn a_bad_half_move_field_is_refused_under_the_rule() {
+    let dir = temp_dir("fifty-fen");
+    let db = dir.join("a.redb");
+    for h in ["abc", "101"] {
+        let fen = format!("{ROOK_V_PAWN} {h} 60");
+        let (code, _, err) = antiproof(&[
+            "prove",
+            "--fifty-move-rule",
+            "--db",
+            db.to_str().unwrap(),
+            "--fen",
+            &fen,
+        ]);
+        assert_eq!(code, 2, "{h}: {err}");
+        assert!(err.contains("half-move") && err.contains(h), "{h}: {err}");
+    }
+}
+
+#[test]
+fn the_rule_has_its_own_table_and_a_rung_keeps_its_verdict() {
+    let dir = temp_dir("fifty-table");
+    let db = dir.join("a.redb");
+    let d = db.to_str().unwrap();
+    let (code, out, err) = antiproof(&[
+        "prove",
+        "--json",
+        "--db",
+        d,
+        "--fifty-move-rule",
+        "e3",
+        "d5",
+    ]);
+    assert_eq!(code, 0, "{out} {err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["result"], "proven");
+    let fifty_records = v["store_records"].as_u64().unwrap();
+    assert!(fifty_records > 0);
+    {
+        let s = Store::open_read_only(&db).unwrap();
+        assert_eq!(s.len(RuleSet::LICHESS).unwrap(), fifty_records);
+        assert_eq!(s.len(Rules::International).unwrap(), 0);
+    }
+    let (root, _) = Position::startpos().play_line(&["e3", "d5"]).unwrap();
+    assert!(worst_clock(&db, RuleSet::LICHESS, &root, Color::White) < FIFTY_MOVE_PLIES);
+    // The plain rule set does not see the fifty-move records (and the
+    // other way round): it proves and writes its own.
+    let (code, out, _) = antiproof(&["prove", "--json", "--db", d, "e3", "d5"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["records_written"].as_u64().unwrap() > 0);
+    // The ladder's rung under the rule: the same verdict.
+    let (code, out, err) = antiproof(&[
+        "prove",
+        "--ladder",
+        "--rungs",
+        "1",
+        "--rules",
+        "joint+fifty",
+    ]);
+    assert_eq!(code, 0, "{out} {err}");
+    assert!(out.contains("proven"), "{out}");
+}
+
+#[test]
+fn the_fifty_table_keeps_the_proof_with_the_smaller_need() {
+    let dir = temp_dir("fifty-need");
+    let db = dir.join("a.redb");
+    let s = Store::open(&db).unwrap();
+    let rec = |size| Record {
+        verdict: Verdict::Win,
+        flags: 0,
+        mv: MoveCode::from_raw(0x0123),
+        size,
+    };
+    let k = [5u8; 25];
+    let set = RuleSet::LICHESS;
+    s.put_batch_fifty(set, &[(k, rec(10), 30)]).unwrap();
+    s.put_batch_fifty(set, &[(k, rec(5), 40)]).unwrap();
+    assert_eq!(s.get_entry(set, &k).unwrap(), Some((rec(10), Some(30))));
+    s.put_batch_fifty(set, &[(k, rec(50), 12), (k, rec(60), 12)])
+        .unwrap();
+    assert_eq!(s.get_entry(set, &k).unwrap(), Some((rec(50), Some(12))));
+    assert_eq!(s.get(Rules::International, &k).unwrap(), None);
+    assert_eq!(s.len(set).unwrap(), 1);
+    assert_eq!(s.len(RuleSet::new(Rules::Fics, true)).unwrap(), 0);
+}
