@@ -202,3 +202,92 @@ fn the_fifty_table_keeps_the_proof_with_the_smaller_need() {
     assert_eq!(s.len(set).unwrap(), 1);
     assert_eq!(s.len(RuleSet::new(Rules::Fics, true)).unwrap(), 0);
 }
+
+#[test]
+fn export_follows_the_rule_sets_records_and_refuses_a_clock_without_headroom() {
+    let dir = temp_dir("fifty-export");
+    let db = dir.join("a.redb");
+    let d = db.to_str().unwrap();
+    let out = dir.join("r.tree");
+    let o = out.to_str().unwrap();
+    let fen = format!("{ROOK_V_PAWN} 90 60");
+    let (code, v) = prove_fen(&db, &fen, &["--rules", "lichess"]);
+    assert_eq!((code, v["result"].as_str()), (0, Some("proven")), "{v}");
+    let export = |fen: &str, rules: &str| {
+        antiproof(&["export", "--db", d, "--rules", rules, "--fen", fen, "-o", o])
+    };
+    let (code, stdout, err) = export(&fen, "lichess");
+    assert_eq!(code, 0, "{stdout} {err}");
+    assert!(stdout.contains("international+fifty"), "{stdout}");
+    // The file is a proof (checked here without the rule).
+    let (code, stdout, err) = antiproof(&["verify", "--tree", o, "--fen", &fen]);
+    assert_eq!(code, 0, "{stdout} {err}");
+    // No record under the plain rule set.
+    let (code, _, _) = export(&fen, "international");
+    assert_eq!(code, 1);
+    // The same position at clock 99: the stored proof needs more.
+    let (code, _, err) = export(&format!("{ROOK_V_PAWN} 99 60"), "lichess");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("fifty-move rule"), "{err}");
+}
+
+#[test]
+fn openings_names_the_rule_sets_of_each_lines_certificates() {
+    let dir = temp_dir("fifty-openings");
+    let db = dir.join("a.redb");
+    let d = db.to_str().unwrap();
+    let proofs = dir.join("proofs");
+    std::fs::create_dir_all(&proofs).unwrap();
+    for (rules, name) in [("international", "e3-d5"), ("lichess", "e3-d5.fifty")] {
+        let (code, _, err) = antiproof(&["prove", "--db", d, "--rules", rules, "e3", "d5"]);
+        assert_eq!(code, 0, "{err}");
+        let tree = proofs.join(format!("{name}.tree"));
+        let (code, _, err) = antiproof(&[
+            "export",
+            "--db",
+            d,
+            "--rules",
+            rules,
+            "-o",
+            tree.to_str().unwrap(),
+            "e3",
+            "d5",
+        ]);
+        assert_eq!(code, 0, "{err}");
+    }
+    std::fs::write(
+        proofs.join("e3-d5.json"),
+        r#"{"line": "e3 d5", "rules": "international", "winner": "white", "verified": true}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        proofs.join("e3-d5.fifty.json"),
+        r#"{"line": "e3 d5", "rules": "international", "fifty_move_rule": true, "rule_set": "international+fifty", "winner": "white", "verified": true}"#,
+    )
+    .unwrap();
+    let p = proofs.to_str().unwrap();
+    let (code, out, _) = antiproof(&["openings", "--json", "--proofs", p]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let e3 = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["move"] == "e3")
+        .unwrap();
+    let mut sets: Vec<&str> = e3["certified"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["rule_set"].as_str().unwrap())
+        .collect();
+    sets.sort();
+    assert_eq!(sets, ["international", "international+fifty"], "{e3}");
+    let (_, text, _) = antiproof(&["openings", "--proofs", p]);
+    let row = text.lines().find(|l| l.starts_with("e3 ")).unwrap();
+    assert!(row.contains("international, international+fifty"), "{row}");
+    assert!(
+        row.contains("e3 d5 (international+fifty, white wins"),
+        "{row}"
+    );
+}
