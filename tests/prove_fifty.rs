@@ -291,3 +291,27 @@ fn openings_names_the_rule_sets_of_each_lines_certificates() {
         "{row}"
     );
 }
+
+#[test]
+fn near_the_limit_the_stored_proof_stays_under_100_on_every_path() {
+    let dir = temp_dir("fifty-near");
+    let db = dir.join("a.redb");
+    let tree = dir.join("t.tree");
+    let (root, _) = Position::startpos().play_line(&["e3", "d5"]).unwrap();
+    let epd = root.to_epd();
+    for c in [98, 99] {
+        let fen = format!("{epd} {c} 2");
+        let (code, v) = prove_fen(&db, &fen, &["--rules", "lichess"]);
+        assert_eq!((code, v["result"].as_str()), (0, Some("proven")), "{v}");
+        let root = Position::from_fen(&fen).unwrap();
+        assert!(worst_clock(&db, RuleSet::LICHESS, &root, Color::White) < FIFTY_MOVE_PLIES);
+        let t = tree.to_str().unwrap();
+        let d = db.to_str().unwrap();
+        let (code, out, err) = antiproof(&[
+            "export", "--db", d, "--rules", "lichess", "--fen", &fen, "-o", t,
+        ]);
+        assert_eq!(code, 0, "{out} {err}");
+        let (code, out, err) = antiproof(&["verify", "--tree", t, "--fen", &fen]);
+        assert_eq!(code, 0, "{out} {err}");
+    }
+}
