@@ -355,3 +355,39 @@ impl Prover<'_> {
         Ok(true)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Under the fifty-move rule a position has several nodes, one per
+    /// headroom; a node is reused only where its need fits the clock; an
+    /// abandoned node gives its position back to the older one.
+    #[test]
+    fn nodes_of_one_position_are_reused_only_where_their_need_fits() {
+        let pos = Position::startpos();
+        let packed = pos.pack().0;
+        let mut ex = Extraction::default();
+        assert!(matches!(ex.known(&packed, Some(0)), Known::No));
+        let a = ex.new_leaf(&pos, packed, ExKind::Terminal, 10);
+        assert!(matches!(ex.known(&packed, Some(90)), Known::Fits(i) if i == a));
+        assert!(matches!(ex.known(&packed, Some(91)), Known::TooTight));
+        // Without the rule every finished node fits.
+        assert!(matches!(ex.known(&packed, None), Known::Fits(i) if i == a));
+        // A tighter proof of the same position, being rebuilt: on the path.
+        let b = ex.push(&pos, packed, ExKind::Loss, false, 0);
+        assert!(matches!(ex.known(&packed, Some(95)), Known::OnPath));
+        ex.nodes[b as usize].done = true;
+        ex.nodes[b as usize].need = 3;
+        assert!(matches!(ex.known(&packed, Some(95)), Known::Fits(i) if i == b));
+        assert!(matches!(ex.known(&packed, Some(98)), Known::TooTight));
+        // Abandoning the newer node leaves the older one.
+        ex.abandon(b);
+        assert_eq!(ex.nodes.len(), 1);
+        assert!(matches!(ex.known(&packed, Some(95)), Known::TooTight));
+        assert!(matches!(ex.known(&packed, Some(80)), Known::Fits(i) if i == a));
+        ex.abandon(a);
+        assert!(matches!(ex.known(&packed, Some(0)), Known::No));
+        assert!(ex.map.is_empty());
+    }
+}
