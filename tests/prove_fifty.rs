@@ -83,6 +83,7 @@ fn a_reversible_win_at_clock_99_is_a_draw_under_the_rule() {
     let (code, v) = prove_fen(&db, &at(99), &[]);
     assert_eq!((code, v["result"].as_str()), (0, Some("proven")));
     assert_eq!(v["fifty_move_rule"], false);
+    assert!(v["proof_need"].is_null());
     let (code, v) = prove_fen(&db, &at(99), &["--fifty-move-rule"]);
     assert_eq!((code, v["result"].as_str()), (1, Some("disproven")), "{v}");
     assert_eq!(v["fifty_move_rule"], true);

@@ -97,6 +97,9 @@ struct Summary {
     fifty_move_rule: bool,
     /// The whole rule set (`international+fifty`).
     rule_set: String,
+    /// Under the fifty-move rule: the most plies from the root to the first
+    /// capture, pawn move or game end along any line of the stored proof.
+    proof_need: Option<u32>,
     root_fen: String,
     line: Vec<String>,
     db: String,
@@ -195,6 +198,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         rules: rules.to_string(),
         fifty_move_rule: rule_set.fifty_move,
         rule_set: rule_set.name(),
+        proof_need: report.proof_need,
         root_fen: pos.to_fen(),
         line: line_san,
         db: args.db.display().to_string(),
@@ -451,6 +455,12 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
         s.rules.clone()
     };
     writeln!(out, "rules:           {rules}")?;
+    if let Some(n) = s.proof_need {
+        writeln!(
+            out,
+            "fifty-move need: {n} plies to the first capture or pawn move on the longest line"
+        )?;
+    }
     writeln!(out, "root FEN:        {}", s.root_fen)?;
     if let Some(t) = &s.tables {
         writeln!(out, "endgame tables:  {t} (positions of 4 men or fewer)")?;

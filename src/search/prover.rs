@@ -129,6 +129,7 @@ impl<'s> Prover<'s> {
             root_pn: 1,
             root_dn: 1,
             tt_bytes: self.search.tt.bytes(),
+            proof_need: None,
             elapsed: Duration::ZERO,
         };
         // A draw by the fifty-move rule already.
@@ -140,6 +141,7 @@ impl<'s> Prover<'s> {
         }
         // Already in the store?
         if self.answer_from_store(root, &mut report)? {
+            self.root_need(root, &mut report)?;
             report.elapsed = self.search.budget.start.elapsed();
             return Ok(report);
         }
@@ -181,11 +183,25 @@ impl<'s> Prover<'s> {
         } else if dn == 0 {
             report.result = ProveResult::Disproven;
         }
+        self.root_need(root, &mut report)?;
         report.nodes = self.search.nodes;
         report.generated = self.search.generated;
         report.records_written = self.writer.written;
         report.elapsed = self.search.budget.start.elapsed();
         Ok(report)
+    }
+
+    /// Under the fifty-move rule, sets the report's proof need from the
+    /// root's record, when proven.
+    fn root_need(&self, root: &Position, report: &mut ProveReport) -> Result<(), SearchError> {
+        if self.fifty && report.result == ProveResult::Proven {
+            report.proof_need = self
+                .writer
+                .stored_entry(root)?
+                .and_then(|(_, n)| n)
+                .map(u32::from);
+        }
+        Ok(())
     }
 
     /// Fills `report` from the store's record of `root`, if it has one:
