@@ -159,6 +159,9 @@ fn the_rule_has_its_own_table_and_a_rung_keeps_its_verdict() {
         assert_eq!(s.len(RuleSet::LICHESS).unwrap(), fifty_records);
         assert_eq!(s.len(Rules::International).unwrap(), 0);
     }
+    let (code, out, _) = antiproof(&["store", "check", "--db", d]);
+    assert_eq!(code, 0);
+    assert!(out.contains(&format!("{fifty_records} records")), "{out}");
     let (root, _) = Position::startpos().play_line(&["e3", "d5"]).unwrap();
     assert!(worst_clock(&db, RuleSet::LICHESS, &root, Color::White) < FIFTY_MOVE_PLIES);
     // The plain rule set does not see the fifty-move records (and the
