@@ -319,3 +319,37 @@ fn near_the_limit_the_stored_proof_stays_under_100_on_every_path() {
         assert_eq!(code, 0, "{out} {err}");
     }
 }
+
+#[test]
+fn rungs_3_to_6_near_the_limit_stay_under_100_and_export() {
+    let dir = temp_dir("fifty-rungs");
+    let db = dir.join("a.redb");
+    let d = db.to_str().unwrap();
+    let tree = dir.join("t.tree");
+    let t = tree.to_str().unwrap();
+    let lines: [(&[&str], Color, u32); 4] = [
+        (&["e4"], Color::Black, 94),
+        (&["d3"], Color::Black, 94),
+        (&["d4"], Color::Black, 94),
+        (&["e3", "Na6"], Color::White, 98),
+    ];
+    for (line, winner, from) in lines {
+        let (root, _) = Position::startpos().play_line(line).unwrap();
+        let epd = root.to_epd();
+        for c in from..=99 {
+            let fen = format!("{epd} {c} 1");
+            let (code, v) = prove_fen(&db, &fen, &["--rules", "lichess"]);
+            assert_eq!(
+                (code, v["result"].as_str()),
+                (0, Some("proven")),
+                "{line:?} {c}: {v}"
+            );
+            let root = Position::from_fen(&fen).unwrap();
+            assert!(worst_clock(&db, RuleSet::LICHESS, &root, winner) < FIFTY_MOVE_PLIES);
+            let (code, out, err) = antiproof(&[
+                "export", "--db", d, "--rules", "lichess", "--fen", &fen, "-o", t,
+            ]);
+            assert_eq!(code, 0, "{line:?} {c}: {out} {err}");
+        }
+    }
+}
