@@ -353,3 +353,28 @@ fn rungs_3_to_6_near_the_limit_stay_under_100_and_export() {
         }
     }
 }
+
+/// Black's rook against White's king (from the certificate of 1.h4): Black
+/// gives the rook away, which takes 12 plies without a capture or pawn move.
+const ROOK_V_KING: &str = "3K4/8/8/8/1r6/8/8/8 b - -";
+
+#[test]
+fn a_pawnless_win_needing_12_reversible_plies_fits_from_clock_88_only() {
+    let dir = temp_dir("fifty-rook");
+    let db = dir.join("a.redb");
+    let at = |c: u32| format!("{ROOK_V_KING} {c} 1");
+    let w = ["--winner", "black", "--rules", "lichess"];
+    let (code, v) = prove_fen(&db, &at(88), &w);
+    assert_eq!((code, v["result"].as_str()), (0, Some("proven")), "{v}");
+    // Exactly to the limit: the last ply of the longest line is the 100th.
+    assert_eq!(v["proof_need"], 12, "{v}");
+    let root = Position::from_fen(&at(88)).unwrap();
+    assert_eq!(
+        worst_clock(&db, RuleSet::LICHESS, &root, Color::Black),
+        FIFTY_MOVE_PLIES - 1
+    );
+    let (code, v) = prove_fen(&db, &at(91), &w);
+    assert_eq!((code, v["result"].as_str()), (1, Some("disproven")), "{v}");
+    let (code, v) = prove_fen(&db, &at(91), &w[..2]);
+    assert_eq!((code, v["result"].as_str()), (0, Some("proven")), "{v}");
+}
