@@ -378,3 +378,49 @@ fn a_pawnless_win_needing_12_reversible_plies_fits_from_clock_88_only() {
     let (code, v) = prove_fen(&db, &at(91), &w[..2]);
     assert_eq!((code, v["result"].as_str()), (0, Some("proven")), "{v}");
 }
+
+#[test]
+fn a_saved_table_is_resumed_only_under_its_rule_set_and_clock() {
+    let dir = temp_dir("fifty-tt");
+    let db = dir.join("a.redb");
+    let d = db.to_str().unwrap();
+    let (root, _) = Position::startpos().play_line(&["e3", "Na6"]).unwrap();
+    let fen = |c: u32| format!("{} {c} 2", root.to_epd());
+    let run = |rules: &str, c: u32| {
+        antiproof(&[
+            "prove",
+            "--db",
+            d,
+            "--rules",
+            rules,
+            "--limit",
+            "3000 nodes",
+            "--fen",
+            &fen(c),
+        ])
+    };
+    let (code, _, err) = run("lichess", 0);
+    assert_eq!(code, 3, "{err}");
+    assert!(!err.contains("ignoring"), "{err}");
+    // The same search resumes.
+    let (code, out, err) = run("lichess", 0);
+    assert_eq!(code, 3, "{err}");
+    assert!(out.contains("resumed"), "{out}");
+    // Another clock, or no fifty-move rule: not resumed (each run saves
+    // its own table for the next).
+    for (rules, c, resumed) in [
+        ("lichess", 7, false),
+        ("international", 7, false),
+        ("international", 7, true),
+        ("lichess", 0, false),
+    ] {
+        let (code, out, err) = run(rules, c);
+        assert_eq!(code, 3, "{err}");
+        assert_eq!(out.contains("resumed"), resumed, "{rules} {c}: {out} {err}");
+        assert_eq!(
+            err.contains("saved for another search"),
+            !resumed,
+            "{rules} {c}: {err}"
+        );
+    }
+}
