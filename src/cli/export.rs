@@ -154,14 +154,27 @@ impl Exporter<'_> {
 
 impl Exporter<'_> {
     /// The winner's move at a table position: the quickest win by the
-    /// tables.
+    /// tables. Under the fifty-move rule (tables giving the distance to the
+    /// next capture or pawn move) the move with the least headroom need: a
+    /// capture or pawn move to a lost position, else the reversible move
+    /// to the loss nearest its next capture or pawn move, if it fits the
+    /// clock.
     fn table_move(&self, t: &Tables, pos: &Position) -> Result<Move, Broken> {
-        let mut best: Option<(u16, Move)> = None;
+        let fifty = self.need.is_some();
+        let mut best: Option<(u32, Move)> = None;
         for &m in pos.legal_moves().iter() {
-            if let Some(Value::Loss(n)) = t.probe(&pos.play(m))
-                && best.is_none_or(|(b, _)| n < b)
-            {
-                best = Some((n, m));
+            let child = pos.play(m);
+            let Some(Value::Loss(n)) = t.probe(&child) else {
+                continue;
+            };
+            let key = match (fifty, m.is_irreversible()) {
+                (false, _) => n as u32,
+                (true, true) => 0,
+                (true, false) if child.halfmoves() + n as u32 <= FIFTY_MOVE_PLIES => n as u32 + 1,
+                (true, false) => continue,
+            };
+            if best.is_none_or(|(b, _)| key < b) {
+                best = Some((key, m));
             }
         }
         best.map(|(_, m)| m).ok_or_else(|| {
