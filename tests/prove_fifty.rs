@@ -170,7 +170,8 @@ fn the_rule_has_its_own_table_and_a_rung_keeps_its_verdict() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["records_written"].as_u64().unwrap() > 0);
-    // The ladder's rung under the rule: the same verdict.
+    // The ladder's rung under the rule: the same verdict, and the same
+    // search as without the rule (the baseline row's ratios).
     let (code, out, err) = antiproof(&[
         "prove",
         "--ladder",
@@ -178,9 +179,17 @@ fn the_rule_has_its_own_table_and_a_rung_keeps_its_verdict() {
         "1",
         "--rules",
         "joint+fifty",
+        "--baseline",
     ]);
     assert_eq!(code, 0, "{out} {err}");
-    assert!(out.contains("proven"), "{out}");
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert!(rows[0].contains("proven"), "{out}");
+    assert!(rows[1].contains("proven"), "{out}");
+    assert!(
+        rows[1].contains("baseline international; cost: nodes x1.000"),
+        "{out}"
+    );
 }
 
 #[test]

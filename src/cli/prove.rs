@@ -41,6 +41,11 @@ pub struct ProveArgs {
     /// each rung in a fresh temporary store.
     #[arg(long)]
     ladder: bool,
+    /// With --ladder under other rules than international without the
+    /// fifty-move rule: also run each rung under those, and print its
+    /// figures and the cost ratios below the rung's row.
+    #[arg(long, requires = "ladder")]
+    pub(super) baseline: bool,
     /// Rungs of the ladder to run, such as `1-10` or `1,3,6-8`.
     #[arg(long, default_value = "1-10", value_parser = values::rungs)]
     pub(super) rungs: Rungs,
