@@ -5,7 +5,20 @@
 # set, winner, size and the checker's report). Run from the crate root:
 #   scripts/make-proofs.sh            # the default lines
 #   scripts/make-proofs.sh "e3 e5"    # other lines
+#   scripts/make-proofs.sh --rules lichess "h4"
+#       # under a rule set with the fifty-move rule: proofs/h4.fifty.tree,
+#       # its sidecar naming the rule set (needs `verify --rules lichess`)
 set -euo pipefail
+rules=international
+if [ "${1:-}" = "--rules" ]; then
+  rules=$2
+  shift 2
+fi
+suffix=""
+fifty=false
+case "$rules" in
+  lichess | *+fifty | *+50 | *_fifty) suffix=".fifty"; fifty=true ;;
+esac
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 bin=target/release/antiproof
@@ -16,16 +29,18 @@ if [ $# -eq 0 ]; then
 fi
 mkdir -p proofs
 for line in "$@"; do
-  name=$(echo "$line" | tr ' ' '-')
+  name=$(echo "$line" | tr ' ' '-')$suffix
   # shellcheck disable=SC2086
-  $bin prove --memory 8G --db "$scratch/$name.redb" $line >/dev/null
+  $bin prove --memory 8G --rules "$rules" --db "$scratch/$name.redb" $line >/dev/null
   # shellcheck disable=SC2086
-  $bin export --db "$scratch/$name.redb" $line -o "proofs/$name.tree" >/dev/null
-  report=$($bin verify --tree "proofs/$name.tree" --json)
-  python3 - "$line" "$report" > "proofs/$name.json" <<'PY'
+  $bin export --rules "$rules" --db "$scratch/$name.redb" $line -o "proofs/$name.tree" >/dev/null
+  report=$($bin verify --rules "$rules" --tree "proofs/$name.tree" --json)
+  python3 - "$line" "$report" "$fifty" > "proofs/$name.json" <<'PY'
 import json, sys
-line, report = sys.argv[1], json.loads(sys.argv[2])
-out = {"line": line, "rules": report["rules"], "winner": report["winner"],
+line, report, fifty = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3] == "true"
+rules = report["rules"].split("+")[0]
+out = {"line": line, "rules": rules, "winner": report["winner"],
+       "fifty_move_rule": fifty, "rule_set": rules + ("+fifty" if fifty else ""),
        "positions": report["positions"], "verified": report["verdict"] == "certified",
        "verify": {k: report[k] for k in ("verdict", "positions", "positions_with_repeats",
                                           "leaves", "longest_line", "root_fen")}}

@@ -3,6 +3,7 @@
 //! itself (win-tree files in `proofs/` with their JSON sidecars).
 
 use crate::rules::{Position, Rules};
+use crate::vocab::RuleSet;
 use crate::wintree::WinTree;
 use serde::Serialize;
 use std::fmt;
@@ -162,7 +163,10 @@ pub fn published() -> Vec<Opening> {
 ///
 /// Sidecar fields read (all optional): `line` or `root_line` (moves from the
 /// start to the proof's root, SAN or UCI, spaces or commas, move numbers
-/// allowed), `rules`, `winner`, `positions` (distinct positions; `size` or
+/// allowed), `rules` (a stalemate rule, or a whole rule set such as
+/// `international+fifty` or `lichess`), `rule_set` and `fifty_move_rule`
+/// (bool; the fifty-move rule, as `prove --json` writes them), `winner`,
+/// `positions` (distinct positions; `size` or
 /// `nodes` also accepted), `verified` (bool: `antiproof verify` accepted the
 /// file) or `verdict` (as `antiproof verify --json` writes it: `certified`
 /// counts as verified, anything else as not). The output of
@@ -176,8 +180,11 @@ pub struct Certified {
     /// First move of the line, UCI.
     #[serde(skip)]
     pub first: String,
-    /// Rule set (`international`, `fics` or `joint`).
+    /// Stalemate rule (`international`, `fics` or `joint`).
     pub rules: String,
+    /// The whole rule set the proof holds under (`international`, or
+    /// `international+fifty` for a certificate under the fifty-move rule).
+    pub rule_set: String,
     /// The winner, if recorded.
     pub winner: Option<String>,
     /// Proof size in positions, if recorded.
@@ -198,7 +205,7 @@ fn sidecar_of(tree: &Path) -> PathBuf {
 pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
     let side = sidecar_of(tree);
     let mut line_text: Option<String> = None;
-    let mut rules = Rules::International.name().to_string();
+    let mut rule_set = RuleSet::from(Rules::International);
     let mut winner = None;
     let mut positions = None;
     let mut verified = None;
@@ -221,8 +228,18 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
         };
         let text_of = |k: &str| obj.get(k).and_then(|x| x.as_str()).map(str::to_string);
         line_text = text_of("line").or_else(|| text_of("root_line"));
-        if let Some(r) = text_of("rules") {
-            rules = r;
+        for k in ["rules", "rule_set"] {
+            if let Some(r) = text_of(k) {
+                let set: RuleSet = r.parse().map_err(|e| OpeningsError::Sidecar {
+                    path: side.clone(),
+                    what: format!("{k}: {e}"),
+                })?;
+                rule_set.stalemate = set.stalemate;
+                rule_set.fifty_move |= set.fifty_move;
+            }
+        }
+        if obj.get("fifty_move_rule").and_then(|x| x.as_bool()) == Some(true) {
+            rule_set.fifty_move = true;
         }
         winner = text_of("winner");
         positions = ["positions", "size", "nodes"]
@@ -278,7 +295,8 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
             .first()
             .map(|m| m.uci().to_string())
             .unwrap_or_default(),
-        rules,
+        rules: rule_set.stalemate.name().to_string(),
+        rule_set: rule_set.name(),
         winner,
         positions,
         verified,
@@ -287,7 +305,8 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
 
 /// Runs the independent checker (`crate::check`) on a proof file and records
 /// its verdict: verified only when certified (every leaf a finished game
-/// won by the winner).
+/// won by the winner). (The checker is run under the stalemate rule; a
+/// certificate under the fifty-move rule is checked without that rule.)
 pub fn verify_entry(c: &mut Certified) -> Result<(), OpeningsError> {
     use crate::check::{Rules, TreeOptions, Verdict, check_tree, parse_color};
     let bad = |what: String| OpeningsError::Sidecar {

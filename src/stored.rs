@@ -18,9 +18,10 @@
 //! record leads to one of those.
 
 use crate::rules::{Color, Move, Outcome, Position, Rules};
-use crate::store::{Key, Record, Store, StoreError, StoreReader, Verdict};
+use crate::store::{Key, Need, Record, Store, StoreError, StoreReader, Verdict};
 use crate::tablefile::MAX_MEN;
 use crate::vocab::MoveCode;
+use crate::vocab::RuleSet;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -28,30 +29,64 @@ use std::fmt;
 /// map in memory (tests, small proofs).
 pub trait RecordLookup: Send + Sync {
     /// The record of a packed position under `rules`, if proven.
-    fn record(&self, rules: Rules, key: &Key) -> Result<Option<Record>, StoreError>;
+    fn record(&self, rules: RuleSet, key: &Key) -> Result<Option<Record>, StoreError>;
+
+    /// The record and, under the fifty-move rule, its headroom need
+    /// (`None` where the lookup keeps no needs).
+    fn entry(
+        &self,
+        rules: RuleSet,
+        key: &Key,
+    ) -> Result<Option<(Record, Option<Need>)>, StoreError> {
+        Ok(self.record(rules, key)?.map(|r| (r, None)))
+    }
 }
 
 impl RecordLookup for HashMap<Key, Record> {
-    fn record(&self, _rules: Rules, key: &Key) -> Result<Option<Record>, StoreError> {
+    fn record(&self, _rules: RuleSet, key: &Key) -> Result<Option<Record>, StoreError> {
         Ok(self.get(key).copied())
     }
 }
 
 impl RecordLookup for Store {
-    fn record(&self, rules: Rules, key: &Key) -> Result<Option<Record>, StoreError> {
+    fn record(&self, rules: RuleSet, key: &Key) -> Result<Option<Record>, StoreError> {
         self.get(rules, key)
+    }
+
+    fn entry(
+        &self,
+        rules: RuleSet,
+        key: &Key,
+    ) -> Result<Option<(Record, Option<Need>)>, StoreError> {
+        self.get_entry(rules, key)
     }
 }
 
 impl RecordLookup for StoreReader {
-    fn record(&self, rules: Rules, key: &Key) -> Result<Option<Record>, StoreError> {
+    fn record(&self, rules: RuleSet, key: &Key) -> Result<Option<Record>, StoreError> {
         self.get(rules, key)
+    }
+
+    fn entry(
+        &self,
+        rules: RuleSet,
+        key: &Key,
+    ) -> Result<Option<(Record, Option<Need>)>, StoreError> {
+        self.get_entry(rules, key)
     }
 }
 
 impl<R: RecordLookup + ?Sized> RecordLookup for &R {
-    fn record(&self, rules: Rules, key: &Key) -> Result<Option<Record>, StoreError> {
+    fn record(&self, rules: RuleSet, key: &Key) -> Result<Option<Record>, StoreError> {
         (**self).record(rules, key)
+    }
+
+    fn entry(
+        &self,
+        rules: RuleSet,
+        key: &Key,
+    ) -> Result<Option<(Record, Option<Need>)>, StoreError> {
+        (**self).entry(rules, key)
     }
 }
 
@@ -150,17 +185,38 @@ impl fmt::Display for Broken {
 pub struct StoredProof<R> {
     records: R,
     rules: Rules,
+    rule_set: RuleSet,
 }
 
 impl<R: RecordLookup> StoredProof<R> {
-    /// A reader over `records` under `rules`.
-    pub fn new(records: R, rules: Rules) -> StoredProof<R> {
-        StoredProof { records, rules }
+    /// A reader over `records` under `rules` (a stalemate rule, or a whole
+    /// rule set: with the fifty-move rule, that rule set's records).
+    pub fn new(records: R, rules: impl Into<RuleSet>) -> StoredProof<R> {
+        let rule_set = rules.into();
+        StoredProof {
+            records,
+            rules: rule_set.stalemate,
+            rule_set,
+        }
     }
 
-    /// The rule set.
+    /// The stalemate rule.
     pub fn rules(&self) -> Rules {
         self.rules
+    }
+
+    /// The whole rule set (the records' table).
+    pub fn rule_set(&self) -> RuleSet {
+        self.rule_set
+    }
+
+    /// The headroom need of the stored proof of a position under the
+    /// fifty-move rule (`None`: no record, or no rule).
+    pub fn need(&self, pos: &Position) -> Result<Option<Need>, StoreError> {
+        Ok(self
+            .records
+            .entry(self.rule_set, &pos.pack().0)?
+            .and_then(|(_, n)| n))
     }
 
     /// The record lookup.
@@ -170,7 +226,7 @@ impl<R: RecordLookup> StoredProof<R> {
 
     /// The record of a position, if proven.
     pub fn record(&self, pos: &Position) -> Result<Option<Record>, StoreError> {
-        self.records.record(self.rules, &pos.pack().0)
+        self.records.record(self.rule_set, &pos.pack().0)
     }
 
     /// What the store says at `pos`, as it stands (no winner assumed).

@@ -74,7 +74,7 @@ impl SourceArgs {
             sources.push(Box::new(s));
         }
         for d in &self.db {
-            let s = RecordSource::open_store(d, self.rules.stalemate()).map_err(|e| match e {
+            let s = RecordSource::open_store(d, self.rules.rule_set()).map_err(|e| match e {
                 SourceError::Store(e) => e.naming(d),
                 e => anyhow::anyhow!("{}: {e}", d.display()),
             })?;
@@ -104,7 +104,6 @@ pub struct BrowseArgs {
 
 /// Runs `antiproof browse`.
 pub fn run(args: BrowseArgs) -> anyhow::Result<u8> {
-    args.source.rules.without_fifty("browse")?;
     let source = args.source.open()?;
     let v = match view::view(&*source, args.source.rules.stalemate(), &args.moves) {
         Ok(v) => v,

@@ -11,6 +11,15 @@
 //! subtrees from the tables (the winner's move with the shortest distance
 //! to win, every reply of the loser), so the file needs no tables to be
 //! certified.
+//!
+//! Under the fifty-move rule (`--rules lichess`, `--fifty-move-rule`) the
+//! rule set's own records are followed, and every written position gets
+//! its headroom need (the most plies to the first capture, pawn move or
+//! game end along any line below it in the written DAG): a position
+//! reached at clock `c` needing `n` with `c + n > 100` (a transposition
+//! merged from a line with more headroom) is refused, naming the line, so
+//! no position that is not a finished game is reached at clock 100 or
+//! more along any path of the file.
 
 use super::values;
 use super::{EXIT_NO, EXIT_OK};
@@ -18,6 +27,7 @@ use crate::rules::{Color, Move, Position};
 use crate::store::{Key, StoreReader};
 use crate::stored::{Node, StoredProof};
 use crate::tables::{Tables, Value};
+use crate::vocab::FIFTY_MOVE_PLIES;
 use crate::wintree::{MoveCode, NodeKind, ProofDag, WinTree, WriteOptions, write_tree};
 use anyhow::Context;
 use clap::Args;
@@ -86,18 +96,85 @@ struct Exporter<'r> {
     expanded: u64,
     /// Open leaves of a merged win-tree file replaced by stored proofs.
     grafted: u64,
+    /// Under the fifty-move rule: the need of each written node.
+    need: Option<HashMap<usize, u8>>,
+}
+
+impl Exporter<'_> {
+    /// Under the fifty-move rule, whether a position at half-move clock
+    /// `clock` with a proof needing `need` plies is within the limit, or
+    /// why not.
+    fn fits(&self, pos: &Position, need: u8) -> Result<(), Broken> {
+        if self.need.is_none() || pos.halfmoves() + need as u32 <= FIFTY_MOVE_PLIES {
+            return Ok(());
+        }
+        Err(Broken(format!(
+            "the fifty-move rule: the proof here needs {need} plies before a capture or pawn move, but the position is reached at half-move clock {}",
+            pos.halfmoves()
+        )))
+    }
+
+    /// Records the need of node `id` (position `pos`) from its moves and
+    /// children, and checks that it fits the clock.
+    fn set_need(
+        &mut self,
+        id: usize,
+        pos: &Position,
+        kids: &[(Move, usize)],
+    ) -> Result<(), Broken> {
+        let Some(map) = &self.need else {
+            return Ok(());
+        };
+        let n = kids
+            .iter()
+            .map(|&(m, c)| {
+                if m.is_irreversible() {
+                    1
+                } else {
+                    map.get(&c).copied().unwrap_or(0).saturating_add(1)
+                }
+            })
+            .max()
+            .unwrap_or(0);
+        self.fits(pos, n)?;
+        if let Some(map) = &mut self.need {
+            map.insert(id, n);
+        }
+        Ok(())
+    }
+
+    /// A node already written, reached again: its need must fit.
+    fn reuse(&self, id: usize, pos: &Position) -> Result<(), Broken> {
+        match &self.need {
+            Some(map) => self.fits(pos, map.get(&id).copied().unwrap_or(0)),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Exporter<'_> {
     /// The winner's move at a table position: the quickest win by the
-    /// tables.
+    /// tables. Under the fifty-move rule (tables giving the distance to the
+    /// next capture or pawn move) the move with the least headroom need: a
+    /// capture or pawn move to a lost position, else the reversible move
+    /// to the loss nearest its next capture or pawn move, if it fits the
+    /// clock.
     fn table_move(&self, t: &Tables, pos: &Position) -> Result<Move, Broken> {
-        let mut best: Option<(u16, Move)> = None;
+        let fifty = self.need.is_some();
+        let mut best: Option<(u32, Move)> = None;
         for &m in pos.legal_moves().iter() {
-            if let Some(Value::Loss(n)) = t.probe(&pos.play(m))
-                && best.is_none_or(|(b, _)| n < b)
-            {
-                best = Some((n, m));
+            let child = pos.play(m);
+            let Some(Value::Loss(n)) = t.probe(&child) else {
+                continue;
+            };
+            let key = match (fifty, m.is_irreversible()) {
+                (false, _) => n as u32,
+                (true, true) => 0,
+                (true, false) if child.halfmoves() + n as u32 <= FIFTY_MOVE_PLIES => n as u32 + 1,
+                (true, false) => continue,
+            };
+            if best.is_none_or(|(b, _)| key < b) {
+                best = Some((key, m));
             }
         }
         best.map(|(_, m)| m).ok_or_else(|| {
@@ -115,7 +192,16 @@ impl Exporter<'_> {
             if !done {
                 return Ok(Err(Broken("the stored proof repeats a position".into())));
             }
-            return Ok(Ok(id));
+            return Ok(self.reuse(id, pos).map(|()| id));
+        }
+        if self.need.is_some()
+            && pos.halfmoves() >= FIFTY_MOVE_PLIES
+            && pos.outcome(self.proof.rules()).is_none()
+        {
+            return Ok(Err(Broken(format!(
+                "the fifty-move rule: reached at half-move clock {} and the game is not over",
+                pos.halfmoves()
+            ))));
         }
         let id = self.dag.add_node();
         self.ids.insert(key, (id, false));
@@ -143,6 +229,7 @@ impl Exporter<'_> {
                 return Ok(Err(Broken("no record for the winner's move".into())));
             }
         };
+        let mut kids = Vec::with_capacity(moves.len());
         for m in moves {
             self.path.push(m);
             let child = match self.visit(&pos.play(m))? {
@@ -151,6 +238,10 @@ impl Exporter<'_> {
             };
             self.path.pop();
             self.dag.add_edge(id, m.watkins_code(), child);
+            kids.push((m, child));
+        }
+        if let Err(b) = self.set_need(id, pos, &kids) {
+            return Ok(Err(b));
         }
         self.ids.insert(key, (id, true));
         Ok(Ok(id))
@@ -171,7 +262,7 @@ impl Exporter<'_> {
             if !done {
                 return Ok(Err(Broken("the file's proof repeats a position".into())));
             }
-            return Ok(Ok(id));
+            return Ok(self.reuse(id, pos).map(|()| id));
         }
         let slot = tree.resolve(slot)?;
         let node = tree.node(slot)?;
@@ -199,6 +290,7 @@ impl Exporter<'_> {
             NodeKind::Inner | NodeKind::Transposition { .. } => {
                 let id = self.dag.add_node();
                 self.ids.insert(key, (id, false));
+                let mut kids = Vec::new();
                 for child in tree.children(slot)? {
                     let child = child?;
                     let code = child.mv.unwrap_or(MoveCode::NULL);
@@ -216,6 +308,10 @@ impl Exporter<'_> {
                     };
                     self.path.pop();
                     self.dag.add_edge(id, m.watkins_code(), c);
+                    kids.push((m, c));
+                }
+                if let Err(b) = self.set_need(id, pos, &kids) {
+                    return Ok(Err(b));
                 }
                 self.ids.insert(key, (id, true));
                 Ok(Ok(id))
@@ -226,7 +322,7 @@ impl Exporter<'_> {
 
 /// Runs `antiproof export`.
 pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
-    args.rules.without_fifty("export")?;
+    let rule_set = args.rules.rule_set();
     let db = args
         .db
         .clone()
@@ -237,7 +333,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
     super::refuse_input_as_output(&args.output, &inputs)?;
     let (_store, reader, path) = super::open_store(Some(&db))?;
     let start = match &args.fen {
-        Some(f) => Position::from_fen(f).with_context(|| format!("reading --fen {f:?}"))?,
+        Some(f) => super::prove::root_from_fen(f, rule_set.fifty_move)?,
         None => Position::startpos(),
     };
     let tables = if args.expand_tables {
@@ -245,7 +341,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
         if !dir.is_dir() {
             anyhow::bail!("--tables {}: not a directory", dir.display());
         }
-        Some(Tables::open(dir, args.rules.stalemate()))
+        Some(Tables::open_rule_set(dir, rule_set))
     } else {
         None
     };
@@ -283,13 +379,13 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
             1 => root.turn(),
             _ => !root.turn(),
         },
-        (None, None) => match StoredProof::new(&reader, args.rules.stalemate()).winner_at(&root)? {
+        (None, None) => match StoredProof::new(&reader, rule_set).winner_at(&root)? {
             Some(w) => w,
             None => {
                 eprintln!(
-                    "antiproof: no proof in {} at this line under {} rules",
+                    "antiproof: no proof in {} at this line under {}",
                     path.display(),
-                    args.rules.stalemate()
+                    rule_set.describe()
                 );
                 return Ok(EXIT_NO);
             }
@@ -301,7 +397,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
             .stack_size(1 << 30)
             .spawn_scoped(s, || {
                 let mut ex = Exporter {
-                    proof: StoredProof::new(&reader, args.rules.stalemate()),
+                    proof: StoredProof::new(&reader, rule_set),
                     winner,
                     dag: ProofDag::new(),
                     ids: HashMap::new(),
@@ -310,6 +406,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
                     expand: tables.as_ref(),
                     expanded: 0,
                     grafted: 0,
+                    need: rule_set.fifty_move.then(HashMap::new),
                 };
                 let r = match &file {
                     Some(t) => ex.graft(t, 0, &root),
@@ -339,7 +436,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
                 out,
                 "wrote {}: rules {}, winner {}, {} positions, {} node slots ({} transpositions), {} size entries, {} bytes{}{}",
                 args.output.display(),
-                args.rules.stalemate(),
+                rule_set,
                 winner,
                 ex.dag.nodes.len(),
                 w.slots,

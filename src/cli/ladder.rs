@@ -9,16 +9,25 @@ use std::io::{self, Write};
 /// `--ladder`: each rung in a child process (clean peak memory) with a
 /// fresh store in a temporary directory, one row a rung.
 pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
-    let mut options = vec![
-        "--memory".to_string(),
-        args.memory.to_string(),
-        "--rules".to_string(),
-        args.rules.rule_set().to_string(),
-    ];
-    if let Some(l) = &args.limit {
-        options.push("--limit".into());
-        options.push(l.to_string());
-    }
+    // The `prove` options of each rung under a rule set.
+    let options_under = |rules: crate::vocab::RuleSet| {
+        let mut o = vec![
+            "--memory".to_string(),
+            args.memory.to_string(),
+            "--rules".to_string(),
+            rules.to_string(),
+        ];
+        if let Some(l) = &args.limit {
+            o.push("--limit".into());
+            o.push(l.to_string());
+        }
+        o
+    };
+    let options = options_under(args.rules.rule_set());
+    // The baseline: the same options under international rules without
+    // the fifty-move rule.
+    let plain = crate::vocab::RuleSet::default();
+    let baseline = (args.baseline && args.rules.rule_set() != plain).then(|| options_under(plain));
     let ladder = Ladder::new(options)?;
     let mut out = io::stdout().lock();
     writeln!(
@@ -78,6 +87,37 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
                 .map(|x| x.to_string())
                 .unwrap_or("-".into()),
         )?;
+        if let Some(o) = &baseline {
+            match ladder.run_with(n, o)? {
+                Ok(b) => {
+                    let ratio = |x: f64, y: f64| {
+                        if y > 0.0 {
+                            format!("{:.3}", x / y)
+                        } else {
+                            "-".into()
+                        }
+                    };
+                    writeln!(
+                        out,
+                        "      {:<9}  {:<9}  {:>7.2}  {:>6.2}  {:>9}  {:>10.0}  {:>9}  {:>5}  {:>7.1}   (baseline {plain}; cost: nodes x{}, CPU x{}, proof x{})",
+                        "",
+                        b.result,
+                        b.time_s,
+                        b.cpu_s,
+                        b.nodes as u64,
+                        b.nodes_per_second,
+                        b.proof_positions as u64,
+                        b.proof_depth as u64,
+                        b.peak_memory_bytes / 1e6,
+                        ratio(nodes, b.nodes),
+                        ratio(cpu, b.cpu_s),
+                        ratio(proof, b.proof_positions),
+                    )?;
+                }
+                Err(stderr) => writeln!(out, "      baseline error: {stderr}")?,
+            }
+            out.flush()?;
+        }
         out.flush()?;
     }
     Ok(worst)

@@ -27,7 +27,7 @@ pub struct OpeningsArgs {
 
 fn describe(c: &Certified) -> String {
     let s = &c.line;
-    let mut parts = vec![c.rules.clone()];
+    let mut parts = vec![c.rule_set.clone()];
     if let Some(w) = &c.winner {
         parts.push(format!("{w} wins"));
     }
@@ -63,16 +63,34 @@ pub fn run(args: OpeningsArgs) -> anyhow::Result<u8> {
         writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
         return Ok(EXIT_OK);
     }
-    writeln!(out, "move  published reply  year  certified here")?;
+    writeln!(
+        out,
+        "move  published reply  year  certified under           certified here"
+    )?;
     for r in &rows {
         let certs: Vec<String> = r.certified.iter().map(describe).collect();
+        // The rule sets under which some certificate of this move's lines
+        // is verified (or recorded without a verdict).
+        let mut sets: Vec<&str> = r
+            .certified
+            .iter()
+            .filter(|c| c.verified != Some(false))
+            .map(|c| c.rule_set.as_str())
+            .collect();
+        sets.sort_unstable();
+        sets.dedup();
         writeln!(
             out,
-            "{:<5} {:<9} {:<6} {:<5} {}",
+            "{:<5} {:<9} {:<6} {:<5} {:<25} {}",
             r.san,
             r.published.name(),
             r.reply.as_deref().unwrap_or("-"),
             r.year.map_or("-".to_string(), |y| y.to_string()),
+            if sets.is_empty() {
+                "-".to_string()
+            } else {
+                sets.join(", ")
+            },
             if certs.is_empty() {
                 "-".to_string()
             } else {

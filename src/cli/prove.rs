@@ -2,7 +2,7 @@
 //! tree. See docs/prove.md.
 
 use super::values::{self, Limit, MemorySize};
-use crate::rules::{Color, Position, Rules};
+use crate::rules::{Color, Position};
 use crate::search::ladder::Rungs;
 use crate::search::run::{self, Job};
 use crate::search::{Config, Limits, Progress, ProgressFn, ProveReport, ProveResult};
@@ -41,6 +41,11 @@ pub struct ProveArgs {
     /// each rung in a fresh temporary store.
     #[arg(long)]
     ladder: bool,
+    /// With --ladder under other rules than international without the
+    /// fifty-move rule: also run each rung under those, and print its
+    /// figures and the cost ratios below the rung's row.
+    #[arg(long, requires = "ladder")]
+    pub(super) baseline: bool,
     /// Rungs of the ladder to run, such as `1-10` or `1,3,6-8`.
     #[arg(long, default_value = "1-10", value_parser = values::rungs)]
     pub(super) rungs: Rungs,
@@ -91,7 +96,15 @@ struct Summary {
     peak_memory_bytes: Option<u64>,
     time_s: f64,
     cpu_s: Option<f64>,
+    /// The stalemate rule (`international`, `fics`, `joint`).
     rules: String,
+    /// Whether the fifty-move rule was on.
+    fifty_move_rule: bool,
+    /// The whole rule set (`international+fifty`).
+    rule_set: String,
+    /// Under the fifty-move rule: the most plies from the root to the first
+    /// capture, pawn move or game end along any line of the stored proof.
+    proof_need: Option<u32>,
     root_fen: String,
     line: Vec<String>,
     db: String,
@@ -102,7 +115,6 @@ struct Summary {
 
 /// Runs `antiproof prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
-    args.rules.without_fifty("prove")?;
     if args.ladder {
         return super::ladder::run(&args);
     }
@@ -110,8 +122,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         return run_obligations(&args, path);
     }
     let rules = args.rules.stalemate();
+    let rule_set = args.rules.rule_set();
     let start = match &args.fen {
-        Some(f) => Position::from_fen(f).with_context(|| format!("reading --fen {f:?}"))?,
+        Some(f) => root_from_fen(f, rule_set.fifty_move)?,
         None => Position::startpos(),
     };
     let (pos, played) = start
@@ -124,9 +137,10 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         );
     }
     let winner = args.winner.unwrap_or(pos.turn());
-    let (limits, tables, store) = open_run(&args, rules)?;
+    let (limits, tables, store) = open_run(&args)?;
     let config = Config {
         rules,
+        fifty_move: rule_set.fifty_move,
         tt_bytes: args.memory.bytes(),
         limits,
         checkpoint_size: args.checkpoint_size,
@@ -180,13 +194,16 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         proof_depth: report.proof_depth,
         records_written: report.records_written,
         resumed_table: resumed,
-        store_records: store.len(rules)?,
+        store_records: store.len(rule_set)?,
         store_bytes: store.file_bytes(),
         tt_bytes: report.tt_bytes,
         peak_memory_bytes: read_status_kb("VmHWM:").map(|k| k * 1024),
         time_s: secs,
         cpu_s: cpu_seconds(),
         rules: rules.to_string(),
+        fifty_move_rule: rule_set.fifty_move,
+        rule_set: rule_set.name(),
+        proof_need: report.proof_need,
         root_fen: pos.to_fen(),
         line: line_san,
         db: args.db.display().to_string(),
@@ -212,6 +229,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
 /// stopped the run (run it again to resume: proven ones are in the store).
 fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
     let rules = args.rules.stalemate();
+    let rule_set = args.rules.rule_set();
     let list = super::obligations::read(path, rules)?;
     let winner = match (args.winner, list.winner) {
         (Some(a), Some(b)) if a != b => bail!(
@@ -224,7 +242,7 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
             path.display()
         ),
     };
-    let (limits, tables, store) = open_run(args, rules)?;
+    let (limits, tables, store) = open_run(args)?;
     let warn = |w: &str| eprintln!("antiproof: warning: {w}");
     let total = list.positions.len();
     let (mut proven, mut disproven, mut stopped) = (0usize, Vec::new(), None);
@@ -235,6 +253,7 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
             winner,
             config: Config {
                 rules,
+                fifty_move: rule_set.fifty_move,
                 tt_bytes: args.memory.bytes(),
                 limits: limits.clone(),
                 checkpoint_size: args.checkpoint_size,
@@ -287,6 +306,8 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
             "result": result,
             "obligations": path.display().to_string(),
             "rules": rules.to_string(),
+            "fifty_move_rule": rule_set.fifty_move,
+            "rule_set": rule_set.name(),
             "winner": winner.to_string().to_lowercase(),
             "positions": total,
             "proven": proven,
@@ -333,10 +354,7 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
 /// What every proving run of the command sets up: its limits (with the
 /// stop flag that Ctrl-C, SIGTERM and SIGHUP set), the endgame tables if
 /// given, and the store.
-fn open_run(
-    args: &ProveArgs,
-    rules: Rules,
-) -> anyhow::Result<(Limits, Option<crate::tables::Tables>, Store)> {
+fn open_run(args: &ProveArgs) -> anyhow::Result<(Limits, Option<crate::tables::Tables>, Store)> {
     let mut limits = Limits::default();
     if let Some(l) = args.limit {
         l.apply(&mut limits);
@@ -347,11 +365,29 @@ fn open_run(
             if !dir.is_dir() {
                 bail!("--tables {}: not a directory", dir.display());
             }
-            Some(crate::tables::Tables::open(dir, rules))
+            Some(crate::tables::Tables::open_rule_set(
+                dir,
+                args.rules.rule_set(),
+            ))
         }
         None => None,
     };
     Ok((limits, tables, Store::open(&args.db)?))
+}
+
+/// The root of `--fen`. Under the fifty-move rule its half-move field is
+/// the root's clock: it must be a number from 0 to 100.
+pub(super) fn root_from_fen(fen: &str, fifty_move: bool) -> anyhow::Result<Position> {
+    if fifty_move && let Some(h) = fen.split_whitespace().nth(4) {
+        match h.parse::<u32>() {
+            Ok(n) if n <= crate::vocab::FIFTY_MOVE_PLIES => {}
+            _ => bail!(
+                "--fen {fen:?}: the half-move clock field {h:?} is not a number from 0 to {} (the fifty-move rule counts from it)",
+                crate::vocab::FIFTY_MOVE_PLIES
+            ),
+        }
+    }
+    Position::from_fen(fen).with_context(|| format!("reading --fen {fen:?}"))
 }
 
 fn fmt_pn(v: u32) -> String {
@@ -418,7 +454,18 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
         Some(c) => writeln!(out, "time:            {:.3} s ({c:.3} s CPU)", s.time_s)?,
         None => writeln!(out, "time:            {:.3} s", s.time_s)?,
     }
-    writeln!(out, "rules:           {}", s.rules)?;
+    let rules = if s.fifty_move_rule {
+        format!("{} (with the fifty-move rule)", s.rule_set)
+    } else {
+        s.rules.clone()
+    };
+    writeln!(out, "rules:           {rules}")?;
+    if let Some(n) = s.proof_need {
+        writeln!(
+            out,
+            "fifty-move need: {n} plies to the first capture or pawn move on the longest line"
+        )?;
+    }
     writeln!(out, "root FEN:        {}", s.root_fen)?;
     if let Some(t) = &s.tables {
         writeln!(out, "endgame tables:  {t} (positions of 4 men or fewer)")?;

@@ -39,7 +39,6 @@ pub struct ServeArgs {
 
 /// Runs `antiproof serve`.
 pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
-    args.source.rules.without_fifty("serve")?;
     let source = args.source.open()?;
     let name = source.name();
     let app = Arc::new(App::new(source, args.source.rules.stalemate()));
@@ -58,8 +57,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
         let mut out = std::io::stdout().lock();
         writeln!(
             out,
-            "antiproof serve: {name} ({} rules)",
-            args.source.rules.stalemate()
+            "antiproof serve: {name} ({})",
+            args.source.rules.rule_set().describe()
         )?;
         writeln!(
             out,

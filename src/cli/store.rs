@@ -41,7 +41,7 @@ pub fn run(args: StoreArgs) -> anyhow::Result<u8> {
                 let s = Store::open_read_only(&a.db)?;
                 let r = s.reader()?;
                 let mut n = 0u64;
-                for rules in crate::vocab::Rules::ALL {
+                for rules in crate::vocab::RuleSet::ALL {
                     r.for_each(rules, |_, _| {
                         n += 1;
                         Ok(())

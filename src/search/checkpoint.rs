@@ -21,8 +21,11 @@ use std::path::Path;
 /// another version is ignored with a warning).
 const TT_MAGIC: &[u8; 8] = b"APTT0002";
 
-/// Bytes of a saved tt's header: magic, rule set, winner, 6 zero bytes,
-/// the root's Zobrist key, the checksum of the rest ([`Tt::checksum`]).
+/// Bytes of a saved tt's header: magic, rule set, winner, the fifty-move
+/// rule (1 if on, else 0), the root's half-move clock under the rule
+/// (capped at 255; 0 without it), 4 zero bytes, the root's Zobrist key,
+/// the checksum of the rest ([`Tt::checksum`]). Without the fifty-move
+/// rule the header is as before it existed.
 ///
 /// [`Tt::checksum`]: super::tt::Tt::checksum
 const TT_HEADER: usize = 32;
@@ -64,7 +67,7 @@ impl Prover<'_> {
         }
         if got[8..24] != want[8..24] {
             return Err(bad(
-                "saved for another search (line, winner or rule set); it is replaced if this one stops",
+                "saved for another search (line, winner, rule set or half-move clock); it is replaced if this one stops",
             ));
         }
         let checksum = u64::from_le_bytes(got[24..].try_into().expect("8 bytes"));
@@ -80,6 +83,10 @@ impl Prover<'_> {
         h[..8].copy_from_slice(TT_MAGIC);
         h[8] = self.rules.code();
         h[9] = self.prover as u8;
+        if self.fifty {
+            h[10] = 1;
+            h[11] = root.halfmoves().min(255) as u8;
+        }
         h[16..24].copy_from_slice(&root.zobrist().to_le_bytes());
         h
     }

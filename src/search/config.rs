@@ -18,8 +18,12 @@ pub struct Limits {
 
 /// Settings of a proving run.
 pub struct Config {
-    /// The rule set.
+    /// The stalemate rule.
     pub rules: Rules,
+    /// The fifty-move rule ([`crate::vocab::FIFTY_MOVE_PLIES`]): a position
+    /// that is not a finished game at a half-move clock of 100 or more is a
+    /// draw. The root's clock is its [`crate::rules::Position::halfmoves`].
+    pub fifty_move: bool,
     /// Bytes for the transposition table.
     pub tt_bytes: usize,
     /// Limits.
@@ -29,10 +33,18 @@ pub struct Config {
     pub checkpoint_size: u32,
 }
 
+impl Config {
+    /// The whole rule set.
+    pub fn rule_set(&self) -> crate::vocab::RuleSet {
+        crate::vocab::RuleSet::new(self.rules, self.fifty_move)
+    }
+}
+
 impl Default for Config {
     fn default() -> Config {
         Config {
             rules: Rules::International,
+            fifty_move: false,
             tt_bytes: 64 << 20,
             limits: Limits::default(),
             checkpoint_size: 20_000,

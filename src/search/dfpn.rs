@@ -32,12 +32,30 @@
 //! tt is sound for every path that reaches that key. (This is the rule
 //! "merge transpositions only right after an irreversible move or where
 //! the side to move must capture" of Watkins' solver.)
+//!
+//! # The fifty-move rule
+//!
+//! Under the fifty-move rule ([`crate::vocab::FIFTY_MOVE_PLIES`]) a child
+//! that is not a finished game and has a half-move clock of 100 or more is
+//! a draw: disproven, like a repetition, without storing anything. The tt
+//! stays sound because its keys determine the clock wherever the clock can
+//! matter: a non-shareable node's key names the path back to its last
+//! shareable ancestor, which is the root (whose clock is fixed for the
+//! search, and is in a saved tt's header) or was reached by a capture or
+//! pawn move (clock 0) — a must-capture ancestor has only capture
+//! children, which are shareable — so its clock is that ancestor's plus
+//! the depth; a node reached by a capture or pawn move has clock 0; and a
+//! must-capture node's value does not depend on its clock below 100, since
+//! every child is reached by a capture. Stored proofs and endgame-table
+//! leaves carry their headroom need and are leaves only where the child's
+//! clock plus that need is at most 100.
 
 use super::Prover;
 use super::config::Limits;
 use super::report::{Progress, ProgressFn};
 use super::tt::{INF, Tt, TtValue};
 use crate::rules::{Move, Outcome, Position, Role};
+use crate::vocab::FIFTY_MOVE_PLIES;
 use std::time::{Duration, Instant};
 
 /// The state of the df-pn search: the tt, the current path, the children
@@ -307,6 +325,14 @@ impl Prover<'_> {
         if !irr && self.search.path.repeats(z) {
             return (INF, 0, 0);
         }
+        // A draw by the fifty-move rule, unless the game ended on that ply.
+        if self.fifty && child.halfmoves() >= FIFTY_MOVE_PLIES {
+            return if child.outcome(self.rules) == Some(Outcome::Win(self.prover)) {
+                (0, INF, 1)
+            } else {
+                (INF, 0, 0)
+            };
+        }
         if let Some(v) = self.search.tt.get(key) {
             return decode(v);
         }
@@ -336,6 +362,7 @@ impl Prover<'_> {
         let stored = &self.writer.stored;
         if !stored.is_empty()
             && let Some(&v) = stored.get(&z)
+            && (!self.fifty || self.fits(child, self.writer.needs.get(&z).copied()))
         {
             return if (v & 1 == 1) == or {
                 (0, INF, sat(v >> 1).max(1))

@@ -189,6 +189,12 @@ impl Ladder {
     /// Proves rung `n` (from 1) in a child process with a fresh store.
     /// `Ok(Err(stderr))`: the child printed no JSON summary.
     pub fn run(&self, n: u32) -> io::Result<Result<Figures, String>> {
+        self.run_with(n, &self.options)
+    }
+
+    /// As [`Ladder::run`], with the `prove` options `options` instead of
+    /// the run's (a baseline under other rules).
+    pub fn run_with(&self, n: u32, options: &[String]) -> io::Result<Result<Figures, String>> {
         let rung = &LADDER[n as usize - 1];
         let db = self.dir.join(format!("rung{n}.redb"));
         let _ = std::fs::remove_file(&db);
@@ -197,7 +203,7 @@ impl Ladder {
             .arg("--json")
             .arg("--db")
             .arg(&db)
-            .args(&self.options)
+            .args(options)
             .args(rung.line.split_whitespace())
             .output()
             .map_err(|e| io::Error::new(e.kind(), format!("running a ladder rung: {e}")))?;

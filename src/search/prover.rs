@@ -16,8 +16,10 @@ use std::time::Duration;
 
 /// A proving run over one root position.
 pub struct Prover<'s> {
-    /// The rule set.
+    /// The stalemate rule.
     pub(super) rules: Rules,
+    /// The fifty-move rule is on (see [`super::dfpn`]).
+    pub(super) fifty: bool,
     /// The side proven to win.
     pub(super) prover: Color,
     /// Endgame tables scoring positions of 4 men or fewer.
@@ -39,9 +41,10 @@ impl<'s> Prover<'s> {
         winner: Color,
         store: Option<&'s Store>,
     ) -> Result<Prover<'s>, SearchError> {
-        let writer = Writer::open(store, config.rules)?;
+        let writer = Writer::open(store, config.rule_set())?;
         Ok(Prover {
             rules: config.rules,
+            fifty: config.fifty_move,
             prover: winner,
             tables: None,
             search: Search::new(config.tt_bytes, config.limits, config.checkpoint_size),
@@ -65,16 +68,36 @@ impl<'s> Prover<'s> {
     /// it.
     #[inline]
     pub(super) fn endgame_win(&self, pos: &Position) -> Option<bool> {
+        self.endgame(pos).map(|(win, _)| win)
+    }
+
+    /// As [`Prover::endgame_win`], with the table's distance: under the
+    /// fifty-move rule the plies to the next capture or pawn move, the
+    /// proof's need (a win or loss that does not fit the position's clock
+    /// is a draw, so no win for the prover).
+    #[inline]
+    pub(super) fn endgame(&self, pos: &Position) -> Option<(bool, u8)> {
         let t = self.tables?;
         if pos.men() > crate::tables::MAX_MEN {
             return None;
         }
         let v = t.probe(pos)?;
+        let fits =
+            |n: u16| !self.fifty || pos.halfmoves() + n as u32 <= crate::vocab::FIFTY_MOVE_PLIES;
+        let need = |n: u16| n.min(u8::MAX as u16) as u8;
         Some(match v {
-            crate::tables::Value::Win(_) => pos.turn() == self.prover,
-            crate::tables::Value::Loss(_) => pos.turn() != self.prover,
-            crate::tables::Value::Draw => false,
+            crate::tables::Value::Win(n) => (pos.turn() == self.prover && fits(n), need(n)),
+            crate::tables::Value::Loss(n) => (pos.turn() != self.prover && fits(n), need(n)),
+            crate::tables::Value::Draw => (false, 0),
         })
+    }
+
+    /// Whether a proof of `pos` with headroom need `need` holds at its
+    /// half-move clock: always without the fifty-move rule.
+    #[inline]
+    pub(super) fn fits(&self, pos: &Position, need: Option<u8>) -> bool {
+        !self.fifty
+            || pos.halfmoves() + need.unwrap_or(u8::MAX) as u32 <= crate::vocab::FIFTY_MOVE_PLIES
     }
 
     /// Calls `f` about once a second during the search.
@@ -106,10 +129,19 @@ impl<'s> Prover<'s> {
             root_pn: 1,
             root_dn: 1,
             tt_bytes: self.search.tt.bytes(),
+            proof_need: None,
             elapsed: Duration::ZERO,
         };
+        // A draw by the fifty-move rule already.
+        if self.fifty && root.halfmoves() >= crate::vocab::FIFTY_MOVE_PLIES {
+            report.result = ProveResult::Disproven;
+            report.root_pn = INF;
+            report.root_dn = 0;
+            return Ok(report);
+        }
         // Already in the store?
         if self.answer_from_store(root, &mut report)? {
+            self.root_need(root, &mut report)?;
             report.elapsed = self.search.budget.start.elapsed();
             return Ok(report);
         }
@@ -151,11 +183,25 @@ impl<'s> Prover<'s> {
         } else if dn == 0 {
             report.result = ProveResult::Disproven;
         }
+        self.root_need(root, &mut report)?;
         report.nodes = self.search.nodes;
         report.generated = self.search.generated;
         report.records_written = self.writer.written;
         report.elapsed = self.search.budget.start.elapsed();
         Ok(report)
+    }
+
+    /// Under the fifty-move rule, sets the report's proof need from the
+    /// root's record, when proven.
+    fn root_need(&self, root: &Position, report: &mut ProveReport) -> Result<(), SearchError> {
+        if self.fifty && report.result == ProveResult::Proven {
+            report.proof_need = self
+                .writer
+                .stored_entry(root)?
+                .and_then(|(_, n)| n)
+                .map(u32::from);
+        }
+        Ok(())
     }
 
     /// Fills `report` from the store's record of `root`, if it has one:
@@ -165,9 +211,12 @@ impl<'s> Prover<'s> {
         root: &Position,
         report: &mut ProveReport,
     ) -> Result<bool, SearchError> {
-        let Some(rec) = self.writer.stored_record(self.rules, root)? else {
+        let Some((rec, need)) = self.writer.stored_entry(root)? else {
             return Ok(false);
         };
+        if !self.fits(root, need) {
+            return Ok(false);
+        }
         let or = root.turn() == self.prover;
         let win_for_prover = (rec.verdict == Verdict::Win) == or;
         if win_for_prover {
@@ -202,7 +251,8 @@ impl<'s> Prover<'s> {
             return Ok(());
         }
         let endgame_leaf = |p: &Position| self.endgame_win(p) == Some(true);
-        match walk_proof_with(store, self.rules, root, self.prover, &endgame_leaf)? {
+        let rules = self.writer.rule_set;
+        match walk_proof_with(store, rules, root, self.prover, &endgame_leaf)? {
             Some((positions, depth)) => {
                 report.proof_positions = positions;
                 report.proof_depth = depth;

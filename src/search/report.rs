@@ -66,6 +66,11 @@ pub struct ProveReport {
     pub root_dn: u32,
     /// Bytes of the transposition table.
     pub tt_bytes: u64,
+    /// Under the fifty-move rule, of a proof in the store: its headroom
+    /// need, the most plies from the root to the first capture, pawn move
+    /// or game end along any line of the stored proof (it holds from a
+    /// root clock of `100 - need` or less).
+    pub proof_need: Option<u32>,
     /// Time taken.
     pub elapsed: Duration,
 }

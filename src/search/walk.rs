@@ -1,9 +1,10 @@
 //! Walking a stored proof: its exact size and depth, and a check that it
 //! closes.
 
-use crate::rules::{Color, Position, Rules};
+use crate::rules::{Color, Position};
 use crate::store::{Key, Store, StoreError};
 use crate::stored::{Node, StoredProof};
+use crate::vocab::RuleSet;
 use std::collections::HashMap;
 
 /// Proofs up to this many positions (by the records' estimate) are walked
@@ -16,7 +17,7 @@ pub const WALK_LIMIT: u64 = 20_000_000;
 /// missing or saying otherwise, an illegal move, a leaf not won, a cycle).
 pub fn walk_proof(
     store: &Store,
-    rules: Rules,
+    rules: impl Into<RuleSet>,
     root: &Position,
     winner: Color,
 ) -> Result<Option<(u64, u32)>, StoreError> {
@@ -27,7 +28,7 @@ pub fn walk_proof(
 /// says true being a leaf (an endgame-table win for the winner).
 pub fn walk_proof_with(
     store: &Store,
-    rules: Rules,
+    rules: impl Into<RuleSet>,
     root: &Position,
     winner: Color,
     endgame_leaf: &dyn Fn(&Position) -> bool,

@@ -8,12 +8,18 @@
 //!
 //! The writer also keeps the in-memory filter of stored positions the
 //! search and the extraction consult.
+//!
+//! Under the fifty-move rule the records go to the rule set's own table
+//! with each position's headroom need ([`crate::store::Need`]); where one
+//! position has several proofs the one with the smallest need (then the
+//! smallest size) is kept, in the store and in the filter.
 
 use super::extract::{ExKind, Extraction};
 use super::report::ProofSummary;
-use crate::rules::{PackedPosition, Position, Rules};
-use crate::store::{self, Key, Record, Store, StoreError, Verdict};
+use crate::rules::{PackedPosition, Position};
+use crate::store::{self, Key, Need, Record, Store, StoreError, Verdict};
 use crate::vocab::MoveCode;
+use crate::vocab::RuleSet;
 
 pub(super) type ZMap<V> = crate::fasthash::FastMap<u64, V>;
 
@@ -22,6 +28,11 @@ pub(super) type ZMap<V> = crate::fasthash::FastMap<u64, V>;
 pub(super) struct Writer<'s> {
     /// The store, if any.
     pub(super) store: Option<&'s Store>,
+    /// The rule set of the records read and written.
+    pub(super) rule_set: RuleSet,
+    /// Under the fifty-move rule: Zobrist hash of stored positions -> the
+    /// need of their proof (the one in `stored`).
+    pub(super) needs: ZMap<Need>,
     /// Zobrist hash of stored positions -> proof size << 1 | 1 if the side
     /// to move wins.
     pub(super) stored: ZMap<u64>,
@@ -36,19 +47,28 @@ pub(super) struct Writer<'s> {
 impl<'s> Writer<'s> {
     /// A writer to `store`, with every proven position stored for `rules`
     /// loaded into the filter.
-    pub(super) fn open(store: Option<&'s Store>, rules: Rules) -> Result<Writer<'s>, StoreError> {
+    pub(super) fn open(
+        store: Option<&'s Store>,
+        rule_set: RuleSet,
+    ) -> Result<Writer<'s>, StoreError> {
         let mut stored = ZMap::default();
+        let mut needs = ZMap::default();
         if let Some(s) = store {
             let reader = s.reader()?;
-            reader.for_each(rules, |k, r| {
+            reader.for_each_entry(rule_set, |k, r, need| {
                 if let Ok(p) = Position::unpack(&PackedPosition(*k)) {
                     stored.insert(p.zobrist(), stored_value(&r));
+                    if let Some(n) = need {
+                        needs.insert(p.zobrist(), n);
+                    }
                 }
                 Ok(())
             })?;
         }
         Ok(Writer {
             store,
+            rule_set,
+            needs,
             stored,
             depths: ZMap::default(),
             written: 0,
@@ -61,41 +81,48 @@ impl<'s> Writer<'s> {
         self.depths.get(&z).copied().unwrap_or(0)
     }
 
-    /// The stored record of a position if the filter knows it and the
-    /// store confirms it by the full key.
-    pub(super) fn stored_record(
+    /// The stored record of a position, and its need under the
+    /// fifty-move rule, if the filter knows it and the store confirms it by
+    /// the full key.
+    pub(super) fn stored_entry(
         &self,
-        rules: Rules,
         pos: &Position,
-    ) -> Result<Option<Record>, StoreError> {
+    ) -> Result<Option<(Record, Option<Need>)>, StoreError> {
         let Some(s) = self.store else {
             return Ok(None);
         };
         if !self.stored.contains_key(&pos.zobrist()) {
             return Ok(None);
         }
-        s.get(rules, &pos.pack().0)
+        s.get_entry(self.rule_set, &pos.pack().0)
+    }
+
+    /// The filter's value of a stored position and its need (under the
+    /// fifty-move rule).
+    #[inline]
+    pub(super) fn stored_get(&self, z: u64) -> Option<(u64, Option<Need>)> {
+        let v = *self.stored.get(&z)?;
+        Some((v, self.needs.get(&z).copied()))
     }
 
     /// Sizes, depth and store writes of the extracted proof rooted at
     /// `root`.
     pub(super) fn write_proof(
         &mut self,
-        rules: Rules,
         ex: &Extraction,
         root: u32,
     ) -> Result<ProofSummary, StoreError> {
         let (depth, on_tables) = depths(ex);
         let size = sizes(ex);
         // Records of the nodes reachable from the root.
-        let srules = rules;
+        let fifty = self.rule_set.fifty_move;
         let n = ex.nodes.len();
-        let mut batch: Vec<(Key, Record)> = Vec::new();
+        let mut batch: Vec<(Key, Record, Need)> = Vec::new();
         let mut seen = vec![false; n];
         let mut stack = vec![root];
         seen[root as usize] = true;
         let mut written = 0u64;
-        let mut new_stored: Vec<(u64, u64, u32)> = Vec::new();
+        let mut new_stored: Vec<(u64, u64, Need, u32)> = Vec::new();
         while let Some(j) = stack.pop() {
             let node = &ex.nodes[j as usize];
             let flags = if on_tables[j as usize] {
@@ -119,8 +146,8 @@ impl<'s> Writer<'s> {
                 _ => None,
             };
             if let Some(r) = rec {
-                batch.push((node.packed, r));
-                new_stored.push((node.z, stored_value(&r), depth[j as usize]));
+                batch.push((node.packed, r, node.need));
+                new_stored.push((node.z, stored_value(&r), node.need, depth[j as usize]));
             }
             for &c in &node.children {
                 if !seen[c as usize] {
@@ -129,19 +156,27 @@ impl<'s> Writer<'s> {
                 }
             }
             if batch.len() >= 100_000 {
-                if let Some(s) = self.store {
-                    s.put_batch(srules, &batch)?;
-                }
+                self.put(&batch)?;
                 written += batch.len() as u64;
                 batch.clear();
             }
         }
-        if let Some(s) = self.store {
-            s.put_batch(srules, &batch)?;
-        }
+        self.put(&batch)?;
         written += batch.len() as u64;
         if self.store.is_some() {
-            for (z, v, d) in new_stored {
+            for (z, v, need, d) in new_stored {
+                if fifty {
+                    // Keep the filter's entry of the better proof, as the
+                    // store does.
+                    let better = match (self.stored.get(&z), self.needs.get(&z)) {
+                        (Some(&ov), Some(&on)) => (need, v >> 1) < (on, ov >> 1),
+                        _ => true,
+                    };
+                    if !better {
+                        continue;
+                    }
+                    self.needs.insert(z, need);
+                }
                 self.stored.insert(z, v);
                 self.depths.insert(z, d);
             }
@@ -157,6 +192,22 @@ impl<'s> Writer<'s> {
                 _ => None,
             },
         })
+    }
+}
+
+impl Writer<'_> {
+    /// Writes a batch of records (with their needs under the fifty-move
+    /// rule).
+    fn put(&self, batch: &[(Key, Record, Need)]) -> Result<(), StoreError> {
+        let Some(s) = self.store else {
+            return Ok(());
+        };
+        if self.rule_set.fifty_move {
+            s.put_batch_fifty(self.rule_set, batch)
+        } else {
+            let plain: Vec<(Key, Record)> = batch.iter().map(|&(k, r, _)| (k, r)).collect();
+            s.put_batch(self.rule_set, &plain)
+        }
     }
 }
 

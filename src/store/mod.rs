@@ -36,12 +36,15 @@
 //! fjall 3.x inserted faster (200 k/s, 48 bytes a record) but read 3-4x
 //! slower.
 
-use crate::vocab::MoveCode;
 use redb::{
     Builder, ConcurrencyMode, Database, DatabaseError, ReadOnlyDatabase, ReadableDatabase,
     ReadableTable, ReadableTableMetadata, TableDefinition,
 };
 mod guard;
+mod record;
+
+pub use record::{FIFTY_RECORD_LEN, FLAG_TABLES, Need, Record, Verdict, fifty_better};
+use record::{fifty_bytes, fifty_from_bytes};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -58,90 +61,19 @@ pub type Key = [u8; KEY_LEN];
 
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 /// The rule set of a table of records (defined in [`crate::vocab`]).
-pub use crate::vocab::Rules;
+pub use crate::vocab::{RuleSet, Rules};
+
+/// The records of one rule set with the fifty-move rule.
+type ProvenFifty<'a> = TableDefinition<'a, &'static [u8; KEY_LEN], &'static [u8; FIFTY_RECORD_LEN]>;
 
 /// The records of one rule set: table `proven_<name>`.
 type Proven<'a> = TableDefinition<'a, &'static [u8; KEY_LEN], &'static [u8; RECORD_LEN]>;
 
 /// The name of the table of records under `rules`: `proven_` and the rule
-/// set's name (`proven_international`, `proven_fics`, `proven_joint`).
-fn table_name(rules: Rules) -> String {
-    format!("proven_{}", rules.name())
-}
-
-/// What a record says of its position.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Verdict {
-    /// The side to move wins; the record holds the winning move.
-    Win,
-    /// The side to move loses: every legal move leads to a position the
-    /// opponent wins.
-    Loss,
-}
-
-/// [`Record::flags`] bit 0: the proof below this position rests on
-/// endgame tables (some of its leaves are table positions, not game ends).
-pub const FLAG_TABLES: u8 = 1;
-
-/// A stored proven position: 12 bytes.
-///
-/// ```text
-/// byte 0      verdict: 1 win for the side to move, 2 loss
-/// byte 1      flags: bit 0 = the proof below rests on endgame tables;
-///             other bits 0
-/// bytes 2..4  winning move, Watkins move code, u16 LE (0 for a loss)
-/// bytes 4..12 proof size: distinct positions in the stored proof below
-///             and including this one, u64 LE (as counted when proven)
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct Record {
-    /// Win or loss for the side to move.
-    pub verdict: Verdict,
-    /// Flag bits (bit 0: rests on endgame tables).
-    pub flags: u8,
-    /// The winning move's code ([`MoveCode::NONE`] for a loss).
-    pub mv: MoveCode,
-    /// Size of the proof below, in distinct positions.
-    pub size: u64,
-}
-
-impl Record {
-    /// Whether the proof below this record rests on endgame tables (some
-    /// of its leaves are table positions, not game ends): [`FLAG_TABLES`].
-    pub fn rests_on_tables(&self) -> bool {
-        self.flags & FLAG_TABLES != 0
-    }
-
-    /// The 12-byte form.
-    pub fn to_bytes(&self) -> [u8; RECORD_LEN] {
-        let mut b = [0u8; RECORD_LEN];
-        b[0] = match self.verdict {
-            Verdict::Win => 1,
-            Verdict::Loss => 2,
-        };
-        b[1] = self.flags;
-        b[2..4].copy_from_slice(&self.mv.raw().to_le_bytes());
-        b[4..12].copy_from_slice(&self.size.to_le_bytes());
-        b
-    }
-
-    /// Reads the 12-byte form.
-    pub fn from_bytes(b: &[u8; RECORD_LEN]) -> Result<Record, StoreError> {
-        let verdict = match b[0] {
-            1 => Verdict::Win,
-            2 => Verdict::Loss,
-            v => return Err(StoreError::Corrupt(format!("record verdict byte {v}"))),
-        };
-        if b[1] & !1 != 0 {
-            return Err(StoreError::Corrupt(format!("record flag byte {:#x}", b[1])));
-        }
-        Ok(Record {
-            verdict,
-            flags: b[1],
-            mv: MoveCode::from_raw(u16::from_le_bytes([b[2], b[3]])),
-            size: u64::from_le_bytes(b[4..12].try_into().expect("8 bytes")),
-        })
-    }
+/// set's file name (`proven_international`, `proven_fics`,
+/// `proven_joint`; `proven_international_fifty` with the fifty-move rule).
+fn table_name(rules: impl Into<RuleSet>) -> String {
+    format!("proven_{}", rules.into().file_name())
 }
 
 /// A store that could not be opened, read or written.
@@ -541,8 +473,17 @@ impl Store {
     }
 
     /// The record of a position, if proven.
-    pub fn get(&self, rules: Rules, key: &Key) -> Result<Option<Record>, StoreError> {
+    pub fn get(&self, rules: impl Into<RuleSet>, key: &Key) -> Result<Option<Record>, StoreError> {
         self.reader()?.get(rules, key)
+    }
+
+    /// The record of a position and, under the fifty-move rule, its need.
+    pub fn get_entry(
+        &self,
+        rules: impl Into<RuleSet>,
+        key: &Key,
+    ) -> Result<Option<(Record, Option<Need>)>, StoreError> {
+        self.reader()?.get_entry(rules, key)
     }
 
     /// A read snapshot, for many lookups without a transaction each.
@@ -554,8 +495,21 @@ impl Store {
     }
 
     /// Writes a batch of records in one transaction. A key already present
-    /// is overwritten.
-    pub fn put_batch(&self, rules: Rules, items: &[(Key, Record)]) -> Result<(), StoreError> {
+    /// is overwritten. Under the fifty-move rule every record gets need
+    /// 100 (valid at clock 0 only): use [`Store::put_batch_fifty`].
+    pub fn put_batch(
+        &self,
+        rules: impl Into<RuleSet>,
+        items: &[(Key, Record)],
+    ) -> Result<(), StoreError> {
+        let rules = rules.into();
+        if rules.fifty_move {
+            let with: Vec<(Key, Record, Need)> = items
+                .iter()
+                .map(|(k, r)| (*k, *r, crate::vocab::FIFTY_MOVE_PLIES as Need))
+                .collect();
+            return self.put_batch_fifty(rules, &with);
+        }
         if items.is_empty() {
             return Ok(());
         }
@@ -570,17 +524,56 @@ impl Store {
         })
     }
 
+    /// Writes a batch of records with their needs under a rule set with
+    /// the fifty-move rule, in one transaction. Where a key is already
+    /// present (or repeats in the batch) the record with the smaller need,
+    /// then the smaller proof, is kept ([`fifty_better`]).
+    pub fn put_batch_fifty(
+        &self,
+        rules: RuleSet,
+        items: &[(Key, Record, Need)],
+    ) -> Result<(), StoreError> {
+        assert!(
+            rules.fifty_move,
+            "put_batch_fifty is for the fifty-move rule"
+        );
+        if items.is_empty() {
+            return Ok(());
+        }
+        self.write(|tx| {
+            let mut table = tx
+                .open_table(ProvenFifty::new(&table_name(rules)))
+                .map_err(engine)?;
+            for (k, r, need) in items {
+                let old = match table.get(k).map_err(engine)? {
+                    Some(v) => Some(fifty_from_bytes(v.value())?),
+                    None => None,
+                };
+                if old.is_none_or(|(o, on)| fifty_better((r, *need), (&o, on))) {
+                    table.insert(k, &fifty_bytes(r, *need)).map_err(engine)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
     /// Number of proven positions under a rule set.
-    pub fn len(&self, rules: Rules) -> Result<u64, StoreError> {
+    pub fn len(&self, rules: impl Into<RuleSet>) -> Result<u64, StoreError> {
+        let rules = rules.into();
         let tx = self.begin_read()?;
         guard::guarded(&self.path, || {
             // A store made before this rule set existed lacks its table.
-            let table = match tx.open_table(Proven::new(&table_name(rules))) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
-                Err(e) => return Err(engine(e)),
+            let name = table_name(rules);
+            let table = if rules.fifty_move {
+                tx.open_table(ProvenFifty::new(&name)).map(|t| t.len())
+            } else {
+                tx.open_table(Proven::new(&name)).map(|t| t.len())
             };
-            table.len().map_err(engine)
+            match table {
+                Ok(n) => n.map_err(engine),
+                Err(redb::TableError::TableDoesNotExist(_)) => Ok(0),
+                Err(e) => Err(engine(e)),
+            }
         })
     }
 
@@ -612,15 +605,41 @@ impl StoreReader {
 
     /// The record of a position, if proven. (A store made before `rules`
     /// existed has no table for it: no record.)
-    pub fn get(&self, rules: Rules, key: &Key) -> Result<Option<Record>, StoreError> {
+    pub fn get(&self, rules: impl Into<RuleSet>, key: &Key) -> Result<Option<Record>, StoreError> {
+        Ok(self.get_entry(rules, key)?.map(|(r, _)| r))
+    }
+
+    /// The record of a position, if proven, and under the fifty-move rule
+    /// its need.
+    pub fn get_entry(
+        &self,
+        rules: impl Into<RuleSet>,
+        key: &Key,
+    ) -> Result<Option<(Record, Option<Need>)>, StoreError> {
+        let rules = rules.into();
         guard::guarded(&self.path, || {
-            let table = match self.tx().open_table(Proven::new(&table_name(rules))) {
+            let name = table_name(rules);
+            if rules.fifty_move {
+                let table = match self.tx().open_table(ProvenFifty::new(&name)) {
+                    Ok(t) => t,
+                    Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+                    Err(e) => return Err(engine(e)),
+                };
+                return match table.get(key).map_err(engine)? {
+                    Some(v) => {
+                        let (r, need) = fifty_from_bytes(v.value())?;
+                        Ok(Some((r, Some(need))))
+                    }
+                    None => Ok(None),
+                };
+            }
+            let table = match self.tx().open_table(Proven::new(&name)) {
                 Ok(t) => t,
                 Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
                 Err(e) => return Err(engine(e)),
             };
             match table.get(key).map_err(engine)? {
-                Some(v) => Ok(Some(Record::from_bytes(v.value())?)),
+                Some(v) => Ok(Some((Record::from_bytes(v.value())?, None))),
                 None => Ok(None),
             }
         })
@@ -630,18 +649,43 @@ impl StoreReader {
     /// of `f` itself is reported as a damaged store too: keep `f` simple.)
     pub fn for_each(
         &self,
-        rules: Rules,
+        rules: impl Into<RuleSet>,
         mut f: impl FnMut(&Key, Record) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
+        self.for_each_entry(rules, |k, r, _| f(k, r))
+    }
+
+    /// As [`StoreReader::for_each`], with each record's need under the
+    /// fifty-move rule.
+    pub fn for_each_entry(
+        &self,
+        rules: impl Into<RuleSet>,
+        mut f: impl FnMut(&Key, Record, Option<Need>) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let rules = rules.into();
         guard::guarded(&self.path, || {
-            let table = match self.tx().open_table(Proven::new(&table_name(rules))) {
+            let name = table_name(rules);
+            if rules.fifty_move {
+                let table = match self.tx().open_table(ProvenFifty::new(&name)) {
+                    Ok(t) => t,
+                    Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
+                    Err(e) => return Err(engine(e)),
+                };
+                for item in table.iter().map_err(engine)? {
+                    let (k, v) = item.map_err(engine)?;
+                    let (r, need) = fifty_from_bytes(v.value())?;
+                    f(k.value(), r, Some(need))?;
+                }
+                return Ok(());
+            }
+            let table = match self.tx().open_table(Proven::new(&name)) {
                 Ok(t) => t,
                 Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
                 Err(e) => return Err(engine(e)),
             };
             for item in table.iter().map_err(engine)? {
                 let (k, v) = item.map_err(engine)?;
-                f(k.value(), Record::from_bytes(v.value())?)?;
+                f(k.value(), Record::from_bytes(v.value())?, None)?;
             }
             Ok(())
         })
@@ -651,6 +695,7 @@ impl StoreReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocab::MoveCode;
 
     /// A fresh directory and a store path in it (the file not there yet).
     fn fresh(name: &str) -> (PathBuf, PathBuf) {

@@ -23,6 +23,7 @@
 use crate::rules::{Color, Move, Position, Rules, move_of_code};
 use crate::store::{Record, Store, StoreError, Verdict};
 use crate::stored::{Broken, Node, RecordLookup, StoredProof};
+use crate::vocab::RuleSet;
 use crate::wintree::{MoveCode, WinTree, WinTreeError};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -318,8 +319,10 @@ pub struct RecordSource<R> {
 }
 
 impl RecordSource<Store> {
-    /// Opens a proof store file.
-    pub fn open_store(path: &Path, rules: Rules) -> Result<Self, SourceError> {
+    /// Opens a proof store file, reading the records of `rules` (a
+    /// stalemate rule, or a whole rule set: with the fifty-move rule, its
+    /// own records).
+    pub fn open_store(path: &Path, rules: impl Into<RuleSet>) -> Result<Self, SourceError> {
         Ok(RecordSource {
             name: path.display().to_string(),
             proof: StoredProof::new(Store::open_read_only(path)?, rules),
@@ -329,7 +332,7 @@ impl RecordSource<Store> {
 
 impl<R: RecordLookup> RecordSource<R> {
     /// A source over any record lookup.
-    pub fn new(name: String, records: R, rules: Rules) -> Self {
+    pub fn new(name: String, records: R, rules: impl Into<RuleSet>) -> Self {
         RecordSource {
             name,
             proof: StoredProof::new(records, rules),
