@@ -305,8 +305,9 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
 
 /// Runs the independent checker (`crate::check`) on a proof file and records
 /// its verdict: verified only when certified (every leaf a finished game
-/// won by the winner). (The checker is run under the stalemate rule; a
-/// certificate under the fifty-move rule is checked without that rule.)
+/// won by the winner), under the certificate's whole rule set: a
+/// certificate under the fifty-move rule is checked with it, the count
+/// starting at 0 at the file's root.
 pub fn verify_entry(c: &mut Certified) -> Result<(), OpeningsError> {
     use crate::check::{Rules, TreeOptions, Verdict, check_tree, parse_color};
     let bad = |what: String| OpeningsError::Sidecar {
@@ -314,6 +315,10 @@ pub fn verify_entry(c: &mut Certified) -> Result<(), OpeningsError> {
         what,
     };
     let rules: Rules = c.rules.parse().map_err(|e| bad(format!("rules: {e}")))?;
+    let rule_set: RuleSet = c
+        .rule_set
+        .parse()
+        .map_err(|e| bad(format!("rule_set: {e}")))?;
     let winner = match &c.winner {
         Some(w) => Some(parse_color(w).map_err(|e| bad(format!("winner: {e}")))?),
         None => None,
@@ -324,6 +329,7 @@ pub fn verify_entry(c: &mut Certified) -> Result<(), OpeningsError> {
         &TreeOptions {
             rules,
             winner,
+            fifty_move: rule_set.fifty_move.then_some(0),
             ..TreeOptions::default()
         },
     );
