@@ -4,8 +4,8 @@
 //! format defines it and the writer computes it. A wrong entry would make
 //! browse and serve report a false size.
 //!
-//! Cost: one parallel pass collects the transposition slots; then, per
-//! listed node, a walk over whole slot ranges (a node's subtree is the
+//! Cost: one parallel pass collects the transposition slots, another finds
+//! the range ends; then, per listed node (in parallel), a walk over whole slot ranges (a node's subtree is the
 //! range up to its next sibling in the pre-order layout), so the work is
 //! in the transpositions reached, not the nodes: a range is counted at
 //! once from the transpositions inside it, and only transpositions leading
@@ -62,7 +62,10 @@ impl Transpositions {
     }
 }
 
-/// Checks every size-table entry; a file without a table passes.
+/// Checks every size-table entry; a file without a table passes. The
+/// entries are checked in parallel (each walk is independent; the range
+/// ends they need are found first, also in parallel); the fault reported
+/// is the one at the lowest slot, as a sequential check would find it.
 pub(super) fn check(ctx: &Ctx) -> Result<(), Verdict> {
     let tree = ctx.tree;
     if tree.size_table_len() == 0 {
@@ -72,31 +75,52 @@ pub(super) fn check(ctx: &Ctx) -> Result<(), Verdict> {
     let mut entries: Vec<(u32, i32)> = tree.size_entries().collect();
     entries.sort_unstable();
     entries.dedup();
-    let mut ends = HashMap::new();
-    for (slot, listed) in entries {
-        let actual =
-            subtree_size(tree, &trans, &mut ends, slot).map_err(|r| ctx.located(slot, r))?;
-        if listed as i64 != actual as i64 {
-            return Err(ctx.located(
-                slot,
-                Reason::WrongSize {
+    // The starts of every range a walk can visit: the listed nodes and the
+    // transposition targets (resolved). A slot that does not resolve is
+    // reported by the walk that meets it.
+    let mut starts: Vec<u32> = entries
+        .iter()
+        .map(|&(s, _)| s)
+        .chain(trans.targets.iter().copied())
+        .filter_map(|s| tree.resolve(s).ok())
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let ends: HashMap<u32, u32> = starts
+        .par_iter()
+        .filter_map(|&x| range_end(tree, x).ok().map(|e| (x, e)))
+        .collect();
+    let fault = entries
+        .par_iter()
+        .filter_map(
+            |&(slot, listed)| match subtree_size(tree, &trans, &ends, slot) {
+                Err(r) => Some((slot, r)),
+                Ok(actual) if listed as i64 != actual as i64 => Some((
                     slot,
-                    listed: listed as i64,
-                    actual,
-                },
-            ));
-        }
+                    Reason::WrongSize {
+                        slot,
+                        listed: listed as i64,
+                        actual,
+                    },
+                )),
+                Ok(_) => None,
+            },
+        )
+        .min_by_key(|(slot, _)| *slot);
+    match fault {
+        Some((slot, reason)) => Err(ctx.located(slot, reason)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The number of distinct non-transposition nodes reachable from `slot`
-/// (a transposition counts as its target). `ends` keeps the range ends
-/// found so far (each costs a descent from the root).
+/// (a transposition counts as its target). `ends` holds the range ends
+/// found beforehand; one missing there is found now (a descent from the
+/// root).
 fn subtree_size(
     tree: &WinTree,
     trans: &Transpositions,
-    ends: &mut HashMap<u32, u32>,
+    ends: &HashMap<u32, u32>,
     slot: u32,
 ) -> Result<u64, Reason> {
     // Visited ranges by start: disjoint, and since ranges of a pre-order
@@ -111,11 +135,7 @@ fn subtree_size(
         }
         let end = match ends.get(&x) {
             Some(&e) => e,
-            None => {
-                let e = range_end(tree, x)?;
-                ends.insert(x, e);
-                e
-            }
+            None => range_end(tree, x)?,
         };
         let inner: Vec<(u32, u32)> = seen.range(x..end).map(|(&a, &b)| (a, b)).collect();
         count += trans.plain(x, end);
