@@ -42,6 +42,7 @@ use redb::{
     ReadableTable, ReadableTableMetadata, TableDefinition,
 };
 mod guard;
+mod top;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
