@@ -116,6 +116,23 @@ pub struct ResultFile {
     pub tree: Option<String>,
     /// Why an unresolved job stopped: `budget` or `signal`.
     pub stopped_by: Option<String>,
+    /// An unresolved job's hints: its root's moves with their children's
+    /// numbers as its search left them (optional; a master only orders
+    /// the children it expands by them, and checks every move).
+    #[serde(default)]
+    pub children: Vec<ChildHint>,
+}
+
+/// A move of an unresolved job's root with its child's proof and disproof
+/// numbers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChildHint {
+    /// The move (UCI).
+    pub uci: String,
+    /// The child's proof number.
+    pub pn: u32,
+    /// The child's disproof number.
+    pub dn: u32,
 }
 
 /// A job or result file that cannot be used.
@@ -452,6 +469,7 @@ mod tests {
             time_s: 0.1,
             tree: None,
             stopped_by: Some("budget".into()),
+            children: Vec::new(),
         };
         let rp = result_path(&path);
         r.write(&rp).unwrap();

@@ -271,9 +271,6 @@ impl Master<'_, '_> {
         progress: &mut Option<&mut dyn FnMut(&Status)>,
         t0: Instant,
     ) -> Result<(), MasterError> {
-        if self.top.root()?.state == State::Frontier {
-            self.top.expand(0, self.cfg.budget.nodes)?;
-        }
         let mut last_report = Instant::now();
         loop {
             for ended in exec.poll()? {
@@ -336,6 +333,13 @@ impl Master<'_, '_> {
                         == (pos.turn() == self.cfg.winner);
                     let state = if win { State::Proven } else { State::Disproven };
                     self.top.set(id, state, 0, 0)?;
+                    settled = true;
+                    continue;
+                }
+                if pos.turn() != self.cfg.winner {
+                    // Every reply must be proven: the replies go out as
+                    // jobs of their own (no speculation here).
+                    self.top.expand(id, n.budget, &HashMap::new())?;
                     settled = true;
                     continue;
                 }
@@ -442,7 +446,16 @@ impl Master<'_, '_> {
                     Outcome::Unresolved => {
                         fig.outcome = "unresolved".into();
                         let budget = n.budget.saturating_mul(self.cfg.growth.max(1));
-                        self.top.expand(node, budget)?;
+                        let hints: HashMap<u16, (u32, u32)> = acc
+                            .result
+                            .children
+                            .iter()
+                            .filter_map(|h| {
+                                let code = crate::vocab::MoveCode::from_uci(&h.uci)?;
+                                Some((code.cleared().raw(), (h.pn, h.dn)))
+                            })
+                            .collect();
+                        self.top.expand(node, budget, &hints)?;
                     }
                 }
                 for p in [

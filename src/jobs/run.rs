@@ -9,7 +9,7 @@
 //! search at a consistent point and the job reports unresolved with its
 //! root's proof and disproof numbers.
 
-use super::job::{Job, JobFileError, Outcome, ResultFile, tree_path, with_suffix};
+use super::job::{ChildHint, Job, JobFileError, Outcome, ResultFile, tree_path, with_suffix};
 use crate::search::run::STACK_BYTES;
 use crate::search::{Config, Limits, ProveResult, Prover, SearchError};
 use crate::store::{Store, StoreError};
@@ -85,13 +85,20 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
                 if let Some(t) = &tables {
                     prover.set_tables(t);
                 }
-                prover.prove(&job.root)
+                let report = prover.prove(&job.root)?;
+                let children = if report.result == ProveResult::Stopped {
+                    prover.root_children(&job.root)
+                } else {
+                    Vec::new()
+                };
+                Ok((report, children))
             })
             .expect("spawning the search thread")
             .join()
             .map_err(|_| RunJobError::Panicked)
     })?
     .map_err(RunJobError::Search)?;
+    let (report, children) = report;
     drop(store);
     let outcome = match report.result {
         ProveResult::Proven => Outcome::Proven,
@@ -127,6 +134,14 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
                 "budget".to_string()
             }
         }),
+        children: children
+            .iter()
+            .map(|c| ChildHint {
+                uci: c.mv.uci().to_string(),
+                pn: c.pn,
+                dn: c.dn,
+            })
+            .collect(),
     };
     let rp = super::job::result_path(path);
     result

@@ -451,8 +451,16 @@ impl<'s> TopTree<'s> {
     /// Expands leaf `id` one ply: each child is a game end (settled), a
     /// position the store already holds (settled), a repetition of its
     /// path (disproven), or a new frontier leaf of budget
-    /// `child_budget`; then updates the ancestors.
-    pub fn expand(&mut self, id: u64, child_budget: u64) -> Result<(), StoreError> {
+    /// `child_budget`, with the numbers `hints` gives its move (raw move
+    /// code without the en-passant bit -> pn, dn; a hint never settles a child: both are kept
+    /// between 1 and INF - 1) or else mobility values; then updates the
+    /// ancestors.
+    pub fn expand(
+        &mut self,
+        id: u64,
+        child_budget: u64,
+        hints: &HashMap<u16, (u32, u32)>,
+    ) -> Result<(), StoreError> {
         let mut n = self.get(id)?;
         let pos = n.position();
         let path = self.path_keys(&n)?;
@@ -462,7 +470,10 @@ impl<'s> TopTree<'s> {
         for (i, &m) in moves.iter().enumerate() {
             let child = pos.play(m);
             let key = child.pack().0;
-            let (pn, dn) = self.initial(&child);
+            let (pn, dn) = match hints.get(&m.watkins_code().cleared().raw()) {
+                Some(&(p, d)) => (p.clamp(1, INF - 1), d.clamp(1, INF - 1)),
+                None => self.initial(&child),
+            };
             let mut c = TopNode {
                 key,
                 parent: id,
@@ -633,7 +644,7 @@ mod tests {
         let (pos, _) = Position::startpos().play_line(&["e3", "d5"]).unwrap();
         let mut t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
         assert!(!t.resumed);
-        t.expand(0, 200).unwrap();
+        t.expand(0, 200, &HashMap::new()).unwrap();
         t.flush().unwrap();
         let picked = t.select(3).unwrap();
         assert_eq!(picked.len(), 3);
