@@ -277,3 +277,55 @@ fn a_killed_master_resumes_from_the_store() {
     assert_certified(&dir, &["e4"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_missing_sbatch_is_a_clear_error() {
+    let dir = temp_dir("no-sbatch");
+    let o = Command::new(EXE)
+        .env("PATH", dir.join("empty"))
+        .arg("prove")
+        .arg("--db")
+        .arg(dir.join("t.redb"))
+        .args(["--jobs", "2", "--executor", "slurm", "e3", "d5"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("`sbatch` (Slurm): not found"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Needs a Slurm cluster whose nodes see this directory (one machine:
+/// `sudo scripts/slurm-single-node.sh`). Many small jobs over 1.e4.
+#[test]
+#[ignore = "needs Slurm: run scripts/slurm-single-node.sh first"]
+fn proves_a_rung_through_slurm() {
+    let dir = temp_dir("slurm");
+    let o = Command::new(EXE)
+        .arg("prove")
+        .arg("--db")
+        .arg(dir.join("t.redb"))
+        .args(["--jobs", "2", "--executor", "slurm", "--job-nodes", "300"])
+        .args([
+            "--slurm-args",
+            "--time=5",
+            "--memory",
+            "16M",
+            "--json",
+            "e4",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    assert_eq!(v["result"], "proven");
+    assert_eq!(v["executor"], "slurm");
+    assert!(v["report"]["jobs_done"].as_u64().unwrap() > 1);
+    assert_certified(&dir, &["e4"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -54,6 +54,9 @@ pub trait Executor {
     fn poll(&mut self) -> Result<Vec<Ended>, ExecError>;
     /// Jobs running or queued.
     fn running(&self) -> usize;
+    /// Stops one job (its leaf was settled meanwhile); it will not be
+    /// reported as ended.
+    fn cancel(&mut self, job: &Path);
     /// Stops every job (the master is stopping).
     fn stop_all(&mut self);
 }
@@ -162,6 +165,14 @@ impl Executor for Local {
 
     fn running(&self) -> usize {
         self.children.len()
+    }
+
+    fn cancel(&mut self, job: &Path) {
+        if let Some(i) = self.children.iter().position(|(j, _)| j == job) {
+            let (_, mut c) = self.children.swap_remove(i);
+            let _ = c.kill();
+            let _ = c.wait();
+        }
     }
 
     fn stop_all(&mut self) {
@@ -308,6 +319,19 @@ impl Executor for Slurm {
 
     fn running(&self) -> usize {
         self.jobs.len()
+    }
+
+    fn cancel(&mut self, job: &Path) {
+        let ids: Vec<String> = self
+            .jobs
+            .iter()
+            .filter(|(_, j)| j.as_path() == job)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            let _ = Command::new("scancel").arg(&id).output();
+            self.jobs.remove(&id);
+        }
     }
 
     fn stop_all(&mut self) {

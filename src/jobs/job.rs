@@ -58,6 +58,20 @@ pub struct JobFile {
     pub budget: Budget,
     /// The endgame-table directory, if any.
     pub tables: Option<PathBuf>,
+    /// Stop (unresolved) once the root's proof number reaches `pn` or its
+    /// disproof number `dn`, as df-pn leaves a child for a sibling that
+    /// looks better (checked about once a second; optional).
+    #[serde(default)]
+    pub thresholds: Option<Thresholds>,
+}
+
+/// Proof- and disproof-number thresholds of a job.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Thresholds {
+    /// Stop when the root's proof number reaches this.
+    pub pn: u32,
+    /// Stop when the root's disproof number reaches this.
+    pub dn: u32,
 }
 
 /// A job, read and checked.
@@ -114,7 +128,7 @@ pub struct ResultFile {
     pub time_s: f64,
     /// The certificate's file name (in the job's directory) when proven.
     pub tree: Option<String>,
-    /// Why an unresolved job stopped: `budget` or `signal`.
+    /// Why an unresolved job stopped: `budget`, `threshold` or `signal`.
     pub stopped_by: Option<String>,
     /// An unresolved job's hints: its root's moves with their children's
     /// numbers as its search left them (optional; a master only orders
@@ -261,6 +275,7 @@ impl Job {
                 winner: winner.name().to_lowercase(),
                 budget,
                 tables,
+                thresholds: None,
             },
             root,
             rules,

@@ -13,7 +13,7 @@
 //! transaction.
 
 use super::executor::{ExecError, Executor};
-use super::job::{Budget, Job, Outcome, result_path, tree_path, with_suffix};
+use super::job::{Budget, Job, Outcome, Thresholds, result_path, tree_path, with_suffix};
 use super::merge::{Rejected, take_result};
 use super::top::{INF, NODE_LEN, State, TopTree};
 use crate::check::LeafTables;
@@ -107,6 +107,8 @@ pub struct MasterReport {
     pub jobs_done: u64,
     /// Results rejected (each named in `each`).
     pub jobs_rejected: u64,
+    /// Jobs stopped because their leaf no longer mattered.
+    pub jobs_cancelled: u64,
     /// Leaves marked failed.
     pub leaves_failed: u64,
     /// Records merged into the store.
@@ -221,6 +223,7 @@ pub fn run_master(
             resumed: top.resumed,
             jobs_done: 0,
             jobs_rejected: 0,
+            jobs_cancelled: 0,
             leaves_failed: 0,
             records_merged: 0,
             top_nodes: 0,
@@ -273,8 +276,13 @@ impl Master<'_, '_> {
     ) -> Result<(), MasterError> {
         let mut last_report = Instant::now();
         loop {
+            let mut took = false;
             for ended in exec.poll()? {
                 self.take(ended.job)?;
+                took = true;
+            }
+            if took {
+                self.cancel_settled(exec)?;
             }
             let root = self.top.root()?;
             if root.settled() || self.stopped() {
@@ -352,7 +360,8 @@ impl Master<'_, '_> {
                 if let Some(d) = self.cfg.deadline {
                     time_s = time_s.min(d.saturating_duration_since(Instant::now()).as_secs_f64());
                 }
-                let job = Job::new(
+                let thresholds = self.thresholds(id)?;
+                let mut job = Job::new(
                     id_s,
                     pos,
                     self.line_of(id)?,
@@ -365,6 +374,7 @@ impl Master<'_, '_> {
                     },
                     self.cfg.tables.clone(),
                 );
+                job.file.thresholds = thresholds;
                 job.write(&path)
                     .map_err(|e| MasterError::Io(path.clone(), e))?;
                 exec.submit(&path)?;
@@ -378,6 +388,69 @@ impl Master<'_, '_> {
             }
         }
         Ok(sent)
+    }
+
+    /// Stops the jobs whose leaves lie below a node settled meanwhile (a
+    /// sibling's result decided their parent): their work is moot.
+    fn cancel_settled(&mut self, exec: &mut dyn Executor) -> Result<(), MasterError> {
+        let mut moot = Vec::new();
+        for (path, o) in &self.out {
+            let mut at = self.top.get(o.node)?.parent;
+            while at != super::top::HEADER_ID {
+                let n = self.top.get(at)?;
+                if n.settled() {
+                    moot.push((path.clone(), o.node));
+                    break;
+                }
+                at = n.parent;
+            }
+        }
+        for (path, node) in moot {
+            exec.cancel(&path);
+            self.out.remove(&path);
+            let mut n = self.top.get(node)?;
+            n.state = State::Frontier;
+            self.top.put(node, n);
+            self.report.jobs_cancelled += 1;
+            for p in [
+                path.clone(),
+                with_suffix(&path, ".log"),
+                with_suffix(&path, ".redb"),
+            ] {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+        Ok(())
+    }
+
+    /// Thresholds for a job at `id`, as df-pn sets them for a child: where
+    /// the parent is the winner's, the proof number at which a sibling
+    /// looks better (the second-best sibling's, with a margin); where it is
+    /// the loser's, the same for the disproof number. `None` at the root or
+    /// without an open sibling.
+    fn thresholds(&self, id: u64) -> Result<Option<Thresholds>, MasterError> {
+        let n = self.top.get(id)?;
+        if n.parent == super::top::HEADER_ID {
+            return Ok(None);
+        }
+        let parent = self.top.get(n.parent)?;
+        let or = parent.position().turn() == self.cfg.winner;
+        let second = self
+            .top
+            .children(&parent)?
+            .into_iter()
+            .filter(|(cid, c)| *cid != id && !c.settled())
+            .map(|(_, c)| if or { c.pn } else { c.dn })
+            .min();
+        let Some(second) = second else {
+            return Ok(None);
+        };
+        let th = (second as u64 * 3 / 2 + 1).min(INF as u64 - 1) as u32;
+        Ok(Some(if or {
+            Thresholds { pn: th, dn: INF }
+        } else {
+            Thresholds { pn: INF, dn: th }
+        }))
     }
 
     /// The SAN line from the start to node `id` (the master's line, then
@@ -445,7 +518,13 @@ impl Master<'_, '_> {
                     }
                     Outcome::Unresolved => {
                         fig.outcome = "unresolved".into();
-                        let budget = n.budget.saturating_mul(self.cfg.growth.max(1));
+                        // A job stopped by its threshold gave way to a
+                        // sibling: its children keep its budget.
+                        let growth = match acc.result.stopped_by.as_deref() {
+                            Some("threshold") => 1,
+                            _ => self.cfg.growth.max(1),
+                        };
+                        let budget = n.budget.saturating_mul(growth);
                         let hints: HashMap<u16, (u32, u32)> = acc
                             .result
                             .children

@@ -65,10 +65,25 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
         .as_ref()
         .map(|d| crate::tables::Tables::open(d, job.rules));
     let b = job.file.budget;
+    // The search stops on `halt`, which the progress report (about once a
+    // second) sets on a signal or when a threshold is reached.
+    let halt = Arc::new(AtomicBool::new(false));
+    let over = Arc::new(AtomicBool::new(false));
     let limits = Limits {
         nodes: Some(b.nodes),
         deadline: Some(Instant::now() + Duration::from_secs_f64(b.time_s.min(1e9))),
-        stop: stop.clone(),
+        stop: Some(halt.clone()),
+    };
+    let thresholds = job.file.thresholds;
+    let (signal, halt_cb, over_cb) = (stop.clone(), halt.clone(), over.clone());
+    let watch = move |p: &crate::search::Progress| {
+        if signal.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+            halt_cb.store(true, Ordering::Relaxed);
+        }
+        if thresholds.is_some_and(|t| p.root_pn >= t.pn || p.root_dn >= t.dn) {
+            over_cb.store(true, Ordering::Relaxed);
+            halt_cb.store(true, Ordering::Relaxed);
+        }
     };
     let config = Config {
         rules: job.rules,
@@ -85,6 +100,7 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
                 if let Some(t) = &tables {
                     prover.set_tables(t);
                 }
+                prover.on_progress(watch);
                 let report = prover.prove(&job.root)?;
                 let children = if report.result == ProveResult::Stopped {
                     prover.root_children(&job.root)
@@ -130,6 +146,8 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
         stopped_by: (outcome == Outcome::Unresolved).then(|| {
             if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 "signal".to_string()
+            } else if over.load(Ordering::Relaxed) {
+                "threshold".to_string()
             } else {
                 "budget".to_string()
             }
