@@ -13,6 +13,9 @@
 //!   [`tablefile`]: their rules-free half (format, index, certifier), which
 //!   the checker reads.
 //! - [`web`], [`openings`]: browse, serve and the first-move table.
+//! - [`jobs`]: job-level search (`prove --jobs N`, `job run`): the top
+//!   tree in the store, jobs on local workers or Slurm, every result
+//!   certified by [`check`] before it is merged.
 //! - [`fsutil`]: small file-system helpers shared across modules.
 //! - [`cli`]: the command line, a thin layer over the rest.
 //! - [`vocab`]: plain vocabulary shared by all of them (the rule set,
@@ -21,6 +24,7 @@ pub mod check;
 pub mod cli;
 pub mod fasthash;
 pub mod fsutil;
+pub mod jobs;
 pub mod openings;
 pub mod rules;
 pub mod search;

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 mod browse;
 mod demo;
 mod export;
+mod job;
 mod ladder;
 mod obligations;
 mod openings;
@@ -59,6 +60,8 @@ enum Command {
     Openings(openings::OpeningsArgs),
     /// Endgame tables up to 4 men: build, verify, probe.
     Tables(tables::TablesArgs),
+    /// Run one job of a job-level search (`prove --jobs N`).
+    Job(job::JobArgs),
     /// Look after a proof store file: integrity check, compaction.
     Store(store::StoreArgs),
     /// Prove 1.e3 d5 into a temporary store, export it, and certify it with
@@ -91,6 +94,7 @@ fn run_command(command: Command) -> anyhow::Result<u8> {
         Command::Openings(args) => openings::run(args),
         Command::Tables(args) => tables::run(args),
         Command::Store(args) => store::run(args),
+        Command::Job(args) => job::run(args),
         Command::Demo(args) => demo::run(args),
     }
 }

@@ -13,6 +13,8 @@ use serde::Serialize;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+mod jobs;
+
 /// Arguments of `antiproof prove`.
 #[derive(Args, Debug)]
 pub struct ProveArgs {
@@ -68,6 +70,8 @@ pub struct ProveArgs {
     /// position.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "ladder", "moves"])]
     obligations: Option<PathBuf>,
+    #[command(flatten)]
+    many: jobs::ManyArgs,
     /// Moves from the start position (or --fen), UCI or SAN.
     moves: Vec<String>,
 }
@@ -115,6 +119,10 @@ struct Summary {
 
 /// Runs `antiproof prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
+    if args.many.jobs > 1 {
+        args.rules.without_fifty("prove --jobs")?;
+        return jobs::run(&args);
+    }
     if args.ladder {
         return super::ladder::run(&args);
     }

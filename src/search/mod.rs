@@ -30,6 +30,7 @@ mod checkpoint;
 mod config;
 mod dfpn;
 mod extract;
+mod frontier;
 pub mod ladder;
 mod prover;
 mod report;
@@ -39,6 +40,7 @@ mod walk;
 mod write;
 
 pub use config::{Config, Limits};
+pub use frontier::ChildNumbers;
 pub use prover::Prover;
 pub use report::{Progress, ProgressFn, ProofSummary, ProveReport, ProveResult, SearchError};
 pub use walk::{WALK_LIMIT, walk_proof, walk_proof_with};

@@ -42,6 +42,7 @@ use redb::{
 };
 mod guard;
 mod record;
+mod top;
 
 pub use record::{FIFTY_RECORD_LEN, FLAG_TABLES, Need, Record, Verdict, fifty_better};
 use record::{fifty_bytes, fifty_from_bytes};

@@ -1,0 +1,287 @@
+//! `antiproof prove --jobs N` (N >= 2): the job-level search of
+//! `crate::jobs::master`, on local worker processes or Slurm. See
+//! docs/prove.md ("Many jobs").
+
+use super::super::values::Limit;
+use super::super::{EXIT_LIMIT, EXIT_NO, EXIT_OK};
+use super::ProveArgs;
+use crate::jobs::executor::{Executor, Local, Slurm, WorkerCommand};
+use crate::jobs::job::Budget;
+use crate::jobs::master::{MasterConfig, MasterResult, Status, run_master};
+use crate::rules::Position;
+use crate::store::Store;
+use anyhow::{Context, anyhow, bail};
+use clap::{Args, ValueEnum};
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Where jobs run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ExecutorKind {
+    /// Worker processes on this machine.
+    Local,
+    /// Slurm batch jobs (sbatch; the work directory must be shared).
+    Slurm,
+}
+
+/// The options of a job-level search.
+#[derive(Args, Debug)]
+pub(crate) struct ManyArgs {
+    /// Jobs at once. 1 (the default) runs one search in this process;
+    /// 2 or more run a master that keeps the top of the proof tree in the
+    /// store and sends its most-proving leaves out as jobs (docs/prove.md,
+    /// "Many jobs").
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub(super) jobs: u32,
+    /// Where jobs run (with --jobs N >= 2).
+    #[arg(long, value_enum, default_value = "local")]
+    executor: ExecutorKind,
+    /// Where job files and results go (shared by master and workers;
+    /// default: the store's path with `.jobs`).
+    #[arg(long, value_name = "DIR")]
+    work_dir: Option<PathBuf>,
+    /// Node budget of the first jobs (`500k`, `2M`); each expansion
+    /// doubles it for the children.
+    #[arg(long, default_value = "1M", value_parser = count, value_name = "NODES")]
+    job_nodes: u64,
+    /// Seconds one job may run at most.
+    #[arg(long, default_value_t = 3600.0, value_name = "SECONDS")]
+    job_time: f64,
+    /// Factor of a child's budget over its parent's.
+    #[arg(long, default_value_t = 2, hide = true)]
+    job_growth: u64,
+    /// Extra arguments for every `sbatch` (partition, account, time,
+    /// memory), as one string: `--slurm-args "-p short --mem=8G"`.
+    #[arg(
+        long,
+        default_value = "",
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
+    slurm_args: String,
+    /// The worker command instead of this program's `job run` (another
+    /// engine; the job file is its last argument).
+    #[arg(long, hide = true, value_name = "COMMAND")]
+    worker: Option<String>,
+}
+
+/// A count such as `1000`, `500k`, `2M`, `1G`.
+fn count(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mult) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
+        Some('M' | 'm') => (&t[..t.len() - 1], 1e6),
+        Some('G' | 'g') => (&t[..t.len() - 1], 1e9),
+        _ => (t, 1.0),
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a count such as 500k or 2M"))?;
+    let n = v * mult;
+    if !(1.0..=1e15).contains(&n) {
+        return Err(format!("{s:?}: a count from 1 to 10^15"));
+    }
+    Ok(n as u64)
+}
+
+/// Runs `prove --jobs N` for N >= 2.
+pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
+    let many = &args.many;
+    if args.ladder || args.obligations.is_some() {
+        bail!("--jobs N (N >= 2) proves one line: not with --ladder or --obligations");
+    }
+    if !(many.job_time > 0.0 && many.job_time.is_finite()) {
+        bail!("--job-time must be a positive number of seconds");
+    }
+    let rules = args.rules.stalemate();
+    let start = match &args.fen {
+        Some(f) => Position::from_fen(f).with_context(|| format!("reading --fen {f:?}"))?,
+        None => Position::startpos(),
+    };
+    let (pos, played) = start
+        .play_line(&args.moves)
+        .map_err(|e| anyhow!("bad move at {e}"))?;
+    if let Some(o) = pos.outcome(rules) {
+        bail!(
+            "the game is already over after the moves given ({o}; FEN {}): nothing to prove",
+            pos.to_fen()
+        );
+    }
+    let winner = args.winner.unwrap_or(pos.turn());
+    let deadline = match args.limit {
+        None => None,
+        Some(Limit::Time(d)) => Some(Instant::now() + d),
+        Some(Limit::Nodes(_)) => {
+            bail!(
+                "--limit with --jobs takes a time (`30s`, `1h`); node budgets are per job (--job-nodes)"
+            )
+        }
+    };
+    if let Some(t) = &args.tables
+        && !t.is_dir()
+    {
+        bail!("--tables {}: not a directory", t.display());
+    }
+    let work_dir = many
+        .work_dir
+        .clone()
+        .unwrap_or_else(|| crate::jobs::job::with_suffix(&args.db, ".jobs"));
+    std::fs::create_dir_all(&work_dir)
+        .with_context(|| format!("cannot create the work directory {}", work_dir.display()))?;
+    let work_dir = work_dir.canonicalize()?;
+    let worker = match &many.worker {
+        Some(w) => WorkerCommand::from_words(w).ok_or_else(|| anyhow!("--worker is empty"))?,
+        None => WorkerCommand::this_exe().context("cannot find this program's path")?,
+    };
+    let mut exec: Box<dyn Executor> = match many.executor {
+        ExecutorKind::Local => Box::new(Local::new(worker)),
+        ExecutorKind::Slurm => Box::new(Slurm::new(worker, &many.slurm_args)?),
+    };
+    let store = Store::open(&args.db)?;
+    let line = crate::rules::line_san(&start, &played);
+    let cfg = MasterConfig {
+        rules,
+        root: pos,
+        line: line.clone(),
+        winner,
+        jobs: many.jobs as usize,
+        work_dir,
+        budget: Budget {
+            nodes: many.job_nodes,
+            time_s: many.job_time,
+            memory_bytes: args.memory.bytes() as u64,
+        },
+        growth: many.job_growth,
+        tables: args.tables.as_ref().map(|t| t.canonicalize()).transpose()?,
+        deadline,
+        stop: Some(crate::search::run::stop_flag()),
+    };
+    let show = io::stderr().is_terminal() && !args.json;
+    let mut show_status = |s: &Status| {
+        eprint!(
+            "\r{:>6.0} s  frontier {}  running {}  done {}  rejected {}  failed {}  root pn {} dn {}  positions {} ({:.0}/s)   ",
+            s.elapsed,
+            s.frontier,
+            s.running,
+            s.done,
+            s.rejected,
+            s.failed,
+            super::fmt_pn(s.root_pn),
+            super::fmt_pn(s.root_dn),
+            s.positions,
+            s.positions as f64 / s.elapsed.max(1e-9)
+        );
+    };
+    let progress: Option<&mut dyn FnMut(&Status)> =
+        if show { Some(&mut show_status) } else { None };
+    let report = run_master(&store, &cfg, exec.as_mut(), progress)?;
+    if show {
+        eprint!("\r\x1b[K");
+    }
+    let cpu = cpu_seconds();
+    let result = match report.result {
+        MasterResult::Proven => "proven",
+        MasterResult::Disproven => "disproven",
+        MasterResult::Failed => "failed",
+        MasterResult::Stopped => "stopped",
+    };
+    let mut out = io::stdout().lock();
+    if args.json {
+        let j = serde_json::json!({
+            "result": result,
+            "certifiable": report.result == MasterResult::Proven,
+            "winner": winner.to_string().to_lowercase(),
+            "line": line,
+            "root_fen": pos.to_fen(),
+            "rules": rules.to_string(),
+            "jobs": many.jobs,
+            "executor": format!("{:?}", many.executor).to_lowercase(),
+            "store_records": store.len(rules)?,
+            "db": args.db.display().to_string(),
+            "cpu_s": cpu,
+            "report": report,
+        });
+        writeln!(out, "{j}")?;
+    } else {
+        let what = match report.result {
+            MasterResult::Proven => format!("proven: {} wins", winner.to_string().to_lowercase()),
+            MasterResult::Disproven => format!(
+                "disproven: {} cannot force a win (not certified)",
+                winner.to_string().to_lowercase()
+            ),
+            MasterResult::Failed => {
+                "failed: leaves whose jobs came back wrong twice block the proof".into()
+            }
+            MasterResult::Stopped => {
+                "stopped by a limit or a signal (run the same command again to continue)".into()
+            }
+        };
+        writeln!(out, "result:          {what}")?;
+        writeln!(
+            out,
+            "line:            {}",
+            if line.is_empty() {
+                "(start)".to_string()
+            } else {
+                line.join(" ")
+            }
+        )?;
+        writeln!(
+            out,
+            "jobs:            {} at once ({}); {} done, {} rejected, {} leaves failed",
+            many.jobs,
+            format!("{:?}", many.executor).to_lowercase(),
+            report.jobs_done,
+            report.jobs_rejected,
+            report.leaves_failed
+        )?;
+        writeln!(
+            out,
+            "top tree:        {} nodes, {} bytes a node, root pn {} dn {}{}",
+            report.top_nodes,
+            report.top_bytes_per_node,
+            super::fmt_pn(report.root_pn),
+            super::fmt_pn(report.root_dn),
+            if report.resumed { " (resumed)" } else { "" }
+        )?;
+        writeln!(
+            out,
+            "store:           {} ({} records, {} merged now)",
+            args.db.display(),
+            store.len(rules)?,
+            report.records_merged
+        )?;
+        match cpu {
+            Some(c) => writeln!(
+                out,
+                "time:            {:.3} s ({c:.3} s CPU, workers included)",
+                report.time_s
+            )?,
+            None => writeln!(out, "time:            {:.3} s", report.time_s)?,
+        }
+        writeln!(out, "rules:           {rules}")?;
+    }
+    Ok(match report.result {
+        MasterResult::Proven => EXIT_OK,
+        MasterResult::Disproven | MasterResult::Failed => EXIT_NO,
+        MasterResult::Stopped => EXIT_LIMIT,
+    })
+}
+
+/// User plus system CPU time of this process and its waited-for children
+/// (the local workers).
+fn cpu_seconds() -> Option<f64> {
+    let mut total = 0.0;
+    for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
+        // SAFETY: getrusage writes into the zeroed struct we own.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: as above; both `who` values are valid.
+        if unsafe { libc::getrusage(who, &mut ru) } != 0 {
+            return None;
+        }
+        let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+        total += t(ru.ru_utime) + t(ru.ru_stime);
+    }
+    Some(total)
+}

@@ -1,0 +1,344 @@
+//! Where jobs run: [`Local`] worker processes on this machine, or
+//! [`Slurm`] batch jobs (`sbatch`, watched with `squeue`). Both run a
+//! worker command (by default this executable's `job run`) with the job
+//! file as its last argument, its output in `JOB.log`; the master learns
+//! that a job ended when its worker is gone, and reads the result file
+//! the worker left (or finds none: the job is re-queued).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// An executor failure.
+#[derive(Debug)]
+pub enum ExecError {
+    /// The worker program or a Slurm command cannot be started.
+    Spawn(String, std::io::Error),
+    /// A Slurm command failed.
+    Slurm(String),
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExecError::Spawn(what, e) if e.kind() == std::io::ErrorKind::NotFound => {
+                write!(
+                    f,
+                    "cannot run {what}: not found (is it installed and on PATH?)"
+                )
+            }
+            ExecError::Spawn(what, e) => write!(f, "cannot run {what}: {e}"),
+            ExecError::Slurm(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for ExecError {}
+
+/// A job whose worker is gone.
+#[derive(Debug)]
+pub struct Ended {
+    /// The job file.
+    pub job: PathBuf,
+    /// Its worker's exit status, when known.
+    pub status: Option<i32>,
+}
+
+/// Runs jobs.
+pub trait Executor {
+    /// Starts the job in `job` (a file).
+    fn submit(&mut self, job: &Path) -> Result<(), ExecError>;
+    /// Jobs whose workers have ended since the last call.
+    fn poll(&mut self) -> Result<Vec<Ended>, ExecError>;
+    /// Jobs running or queued.
+    fn running(&self) -> usize;
+    /// Stops one job (its leaf was settled meanwhile); it will not be
+    /// reported as ended.
+    fn cancel(&mut self, job: &Path);
+    /// Stops every job (the master is stopping).
+    fn stop_all(&mut self);
+}
+
+/// The worker command: a program and its first arguments.
+#[derive(Clone, Debug)]
+pub struct WorkerCommand {
+    /// The program.
+    pub program: PathBuf,
+    /// Arguments before the job file.
+    pub args: Vec<String>,
+}
+
+impl WorkerCommand {
+    /// This executable's `job run`.
+    pub fn this_exe() -> std::io::Result<WorkerCommand> {
+        Ok(WorkerCommand {
+            program: std::env::current_exe()?,
+            args: vec!["job".into(), "run".into()],
+        })
+    }
+
+    /// A command line given as words (the first is the program).
+    pub fn from_words(words: &str) -> Option<WorkerCommand> {
+        let mut w = words.split_whitespace();
+        Some(WorkerCommand {
+            program: PathBuf::from(w.next()?),
+            args: w.map(str::to_string).collect(),
+        })
+    }
+}
+
+/// Worker processes on this machine.
+pub struct Local {
+    worker: WorkerCommand,
+    children: Vec<(PathBuf, Child)>,
+}
+
+impl Local {
+    /// Runs jobs with `worker`.
+    pub fn new(worker: WorkerCommand) -> Local {
+        Local {
+            worker,
+            children: Vec::new(),
+        }
+    }
+}
+
+/// The log file of a job.
+pub fn log_path(job: &Path) -> PathBuf {
+    super::job::with_suffix(job, ".log")
+}
+
+impl Executor for Local {
+    fn submit(&mut self, job: &Path) -> Result<(), ExecError> {
+        let log = std::fs::File::create(log_path(job))
+            .map_err(|e| ExecError::Spawn(format!("the log of {}", job.display()), e))?;
+        let err = log
+            .try_clone()
+            .map_err(|e| ExecError::Spawn("a log file".into(), e))?;
+        let mut cmd = Command::new(&self.worker.program);
+        cmd.args(&self.worker.args)
+            .arg(job)
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(err);
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs in the forked child before exec and
+        // only calls prctl, which is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                // A killed master takes its workers with it (SIGTERM: they
+                // stop and write an unresolved result no one reads).
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                Ok(())
+            });
+        }
+        let child = cmd
+            .spawn()
+            .map_err(|e| ExecError::Spawn(self.worker.program.display().to_string(), e))?;
+        self.children.push((job.to_path_buf(), child));
+        Ok(())
+    }
+
+    fn poll(&mut self) -> Result<Vec<Ended>, ExecError> {
+        let mut ended = Vec::new();
+        let mut i = 0;
+        while i < self.children.len() {
+            match self.children[i].1.try_wait() {
+                Ok(Some(status)) => {
+                    let (job, _) = self.children.swap_remove(i);
+                    ended.push(Ended {
+                        job,
+                        status: status.code(),
+                    });
+                }
+                Ok(None) => i += 1,
+                Err(_) => {
+                    let (job, _) = self.children.swap_remove(i);
+                    ended.push(Ended { job, status: None });
+                }
+            }
+        }
+        Ok(ended)
+    }
+
+    fn running(&self) -> usize {
+        self.children.len()
+    }
+
+    fn cancel(&mut self, job: &Path) {
+        if let Some(i) = self.children.iter().position(|(j, _)| j == job) {
+            let (_, mut c) = self.children.swap_remove(i);
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    fn stop_all(&mut self) {
+        for (_, c) in &mut self.children {
+            // SAFETY: kill(2) on our own child's pid, which we have not yet
+            // waited for (so it names that process).
+            unsafe {
+                libc::kill(c.id() as libc::pid_t, libc::SIGTERM);
+            }
+        }
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_secs(5)
+            && self
+                .children
+                .iter_mut()
+                .any(|(_, c)| matches!(c.try_wait(), Ok(None)))
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        for (_, c) in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        self.children.clear();
+    }
+}
+
+/// Jobs as Slurm batch jobs: `sbatch --parsable --wrap "WORKER JOB"` with
+/// the user's arguments, watched with `squeue` about once a second. A job
+/// that leaves the queue has ended (its result file says how; none: it
+/// was killed or failed, and is re-queued).
+pub struct Slurm {
+    worker: WorkerCommand,
+    args: Vec<String>,
+    /// Slurm job id -> job file.
+    jobs: HashMap<String, PathBuf>,
+    last_poll: Option<Instant>,
+}
+
+impl Slurm {
+    /// Submits with `worker` and the extra `sbatch` arguments `args`
+    /// (partition, account, time, memory: `--slurm-args`). Fails at once,
+    /// with a clear message, when `sbatch` or `squeue` cannot be run.
+    pub fn new(worker: WorkerCommand, args: &str) -> Result<Slurm, ExecError> {
+        for tool in ["sbatch", "squeue"] {
+            let out = Command::new(tool)
+                .arg("--version")
+                .output()
+                .map_err(|e| ExecError::Spawn(format!("`{tool}` (Slurm)"), e))?;
+            if !out.status.success() {
+                return Err(ExecError::Slurm(format!(
+                    "`{tool} --version` failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )));
+            }
+        }
+        Ok(Slurm {
+            worker,
+            args: args.split_whitespace().map(str::to_string).collect(),
+            jobs: HashMap::new(),
+            last_poll: None,
+        })
+    }
+}
+
+/// `s` quoted for a POSIX shell.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+impl Executor for Slurm {
+    fn submit(&mut self, job: &Path) -> Result<(), ExecError> {
+        let mut words = vec![shell_quote(&self.worker.program.to_string_lossy())];
+        words.extend(self.worker.args.iter().map(|a| shell_quote(a)));
+        words.push(shell_quote(&job.to_string_lossy()));
+        let name = job
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let out = Command::new("sbatch")
+            .arg("--parsable")
+            .arg(format!("--job-name=antiproof-{name}"))
+            .arg(format!("--output={}", log_path(job).display()))
+            // A job at its time limit gets SIGTERM first: the worker
+            // stops and writes an unresolved result.
+            .arg("--signal=TERM@30")
+            .args(&self.args)
+            .arg(format!("--wrap=exec {}", words.join(" ")))
+            .output()
+            .map_err(|e| ExecError::Spawn("`sbatch` (Slurm)".into(), e))?;
+        if !out.status.success() {
+            return Err(ExecError::Slurm(format!(
+                "sbatch failed for {}: {}",
+                job.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        let id = String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .to_string();
+        if id.is_empty() {
+            return Err(ExecError::Slurm("sbatch printed no job id".into()));
+        }
+        self.jobs.insert(id, job.to_path_buf());
+        Ok(())
+    }
+
+    fn poll(&mut self) -> Result<Vec<Ended>, ExecError> {
+        if self.jobs.is_empty()
+            || self
+                .last_poll
+                .is_some_and(|t| t.elapsed() < Duration::from_millis(500))
+        {
+            return Ok(Vec::new());
+        }
+        self.last_poll = Some(Instant::now());
+        let ids: Vec<String> = self.jobs.keys().cloned().collect();
+        let out = Command::new("squeue")
+            .args(["-h", "-o", "%i", "--me"])
+            .output()
+            .map_err(|e| ExecError::Spawn("`squeue` (Slurm)".into(), e))?;
+        if !out.status.success() {
+            return Err(ExecError::Slurm(format!(
+                "squeue failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        let listed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.trim().to_string())
+            .collect();
+        let mut ended = Vec::new();
+        for id in ids {
+            if !listed.contains(&id) {
+                let job = self.jobs.remove(&id).expect("listed above");
+                ended.push(Ended { job, status: None });
+            }
+        }
+        Ok(ended)
+    }
+
+    fn running(&self) -> usize {
+        self.jobs.len()
+    }
+
+    fn cancel(&mut self, job: &Path) {
+        let ids: Vec<String> = self
+            .jobs
+            .iter()
+            .filter(|(_, j)| j.as_path() == job)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            let _ = Command::new("scancel").arg(&id).output();
+            self.jobs.remove(&id);
+        }
+    }
+
+    fn stop_all(&mut self) {
+        if !self.jobs.is_empty() {
+            let ids: Vec<String> = self.jobs.keys().cloned().collect();
+            let _ = Command::new("scancel").args(&ids).output();
+        }
+        self.jobs.clear();
+    }
+}

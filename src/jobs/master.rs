@@ -1,0 +1,578 @@
+//! The master of a job-level search (`prove --jobs N`): the top tree in
+//! the store ([`super::top`]), up to N jobs out at once on an
+//! [`Executor`], every result taken in through [`super::merge`].
+//!
+//! A round: take the results of ended jobs (a proven leaf's certified
+//! records enter the store; a disproven leaf is settled; an unresolved one
+//! is expanded one ply, its children's jobs getting `growth` times its
+//! budget; a rejected or missing result puts the leaf back in the
+//! frontier, and a leaf rejected twice (or whose worker vanished three
+//! times) is marked failed, never proven); stop if the root is settled,
+//! the deadline passed or the stop flag is set; select the most-proving
+//! free leaves and send each out as a job; commit the round in one store
+//! transaction.
+
+use super::executor::{ExecError, Executor};
+use super::job::{Budget, Job, Outcome, Thresholds, result_path, tree_path, with_suffix};
+use super::merge::{Rejected, take_result};
+use super::top::{INF, NODE_LEN, State, TopTree};
+use crate::check::LeafTables;
+use crate::rules::{Color, Position, Rules};
+use crate::store::{Store, StoreError};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// A master's settings.
+pub struct MasterConfig {
+    /// The rule set.
+    pub rules: Rules,
+    /// The root position.
+    pub root: Position,
+    /// The line from the start to the root (SAN), for the job files.
+    pub line: Vec<String>,
+    /// The side to prove a win for.
+    pub winner: Color,
+    /// Jobs out at once.
+    pub jobs: usize,
+    /// Where job files and results go.
+    pub work_dir: PathBuf,
+    /// The budget of the first jobs; `time_s` caps every job.
+    pub budget: Budget,
+    /// Each expansion multiplies its children's node budget by this.
+    pub growth: u64,
+    /// Endgame tables for the workers and the checker.
+    pub tables: Option<PathBuf>,
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+    /// Stop when this flag is set.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+/// How a master run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MasterResult {
+    /// The root is proven and its proof is in the store.
+    Proven,
+    /// The root is disproven (by the workers' searches: not certified).
+    Disproven,
+    /// The root cannot be proven because leaves failed.
+    Failed,
+    /// A limit or a signal stopped it (run again to resume).
+    Stopped,
+}
+
+/// One job's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobFigure {
+    /// The job's id.
+    pub id: String,
+    /// Its top-tree node.
+    pub node: u64,
+    /// Its node's depth in the top tree.
+    pub depth: u16,
+    /// Its node budget.
+    pub budget_nodes: u64,
+    /// `proven`, `disproven`, `unresolved`, or `rejected`.
+    pub outcome: String,
+    /// Why it was rejected.
+    pub rejected: Option<String>,
+    /// Nodes its search expanded (from its result).
+    pub nodes: u64,
+    /// Seconds its worker reported.
+    pub time_s: f64,
+    /// Seconds the checker took over its certificate.
+    pub check_s: f64,
+    /// Records it brought into the store.
+    pub records: u64,
+}
+
+/// What a master run did.
+#[derive(Clone, Debug, Serialize)]
+pub struct MasterReport {
+    /// How it ended.
+    pub result: MasterResult,
+    /// The root's proof number.
+    pub root_pn: u32,
+    /// The root's disproof number.
+    pub root_dn: u32,
+    /// Whether it resumed a top tree left by an earlier run.
+    pub resumed: bool,
+    /// Jobs that came back accepted.
+    pub jobs_done: u64,
+    /// Results rejected (each named in `each`).
+    pub jobs_rejected: u64,
+    /// Jobs stopped because their leaf no longer mattered.
+    pub jobs_cancelled: u64,
+    /// Leaves marked failed.
+    pub leaves_failed: u64,
+    /// Records merged into the store.
+    pub records_merged: u64,
+    /// Nodes in the top tree.
+    pub top_nodes: u64,
+    /// Bytes of one top-tree node's key and value (the store adds its own
+    /// page overhead).
+    pub top_bytes_per_node: u64,
+    /// Wall-clock seconds.
+    pub time_s: f64,
+    /// Every job.
+    pub each: Vec<JobFigure>,
+}
+
+/// A progress report, once a round at most once a second.
+#[derive(Clone, Copy, Debug)]
+pub struct Status {
+    /// Frontier leaves waiting.
+    pub frontier: u64,
+    /// Jobs running (or queued on Slurm).
+    pub running: usize,
+    /// Jobs accepted.
+    pub done: u64,
+    /// Results rejected.
+    pub rejected: u64,
+    /// Leaves failed.
+    pub failed: u64,
+    /// The root's numbers.
+    pub root_pn: u32,
+    /// See `root_pn`.
+    pub root_dn: u32,
+    /// Records in the store.
+    pub positions: u64,
+    /// Seconds so far.
+    pub elapsed: f64,
+}
+
+/// What stops a master with an error.
+#[derive(Debug)]
+pub enum MasterError {
+    /// The store failed.
+    Store(StoreError),
+    /// The executor failed (sbatch missing or failing, a worker that
+    /// cannot start).
+    Exec(ExecError),
+    /// A job file could not be written.
+    Io(PathBuf, std::io::Error),
+}
+
+impl fmt::Display for MasterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MasterError::Store(e) => write!(f, "{e}"),
+            MasterError::Exec(e) => write!(f, "{e}"),
+            MasterError::Io(p, e) => write!(f, "cannot write {}: {e}", p.display()),
+        }
+    }
+}
+
+impl std::error::Error for MasterError {}
+
+impl From<StoreError> for MasterError {
+    fn from(e: StoreError) -> MasterError {
+        MasterError::Store(e)
+    }
+}
+
+impl From<ExecError> for MasterError {
+    fn from(e: ExecError) -> MasterError {
+        MasterError::Exec(e)
+    }
+}
+
+/// A job out: its node and the job as sent.
+struct Out {
+    node: u64,
+    job: Job,
+}
+
+/// The master loop's state.
+struct Master<'a, 's> {
+    cfg: &'a MasterConfig,
+    store: &'s Store,
+    top: TopTree<'s>,
+    out: HashMap<PathBuf, Out>,
+    tables: Option<Arc<LeafTables>>,
+    report: MasterReport,
+}
+
+/// Runs a job-level search of `cfg.root` over `store` on `exec`, calling
+/// `progress` about once a second. Returns when the root is settled, the
+/// deadline passes or the stop flag is set; jobs still out are stopped
+/// (the next run re-queues them). An executor error stops the jobs and is
+/// returned; what was committed stays.
+pub fn run_master(
+    store: &Store,
+    cfg: &MasterConfig,
+    exec: &mut dyn Executor,
+    mut progress: Option<&mut dyn FnMut(&Status)>,
+) -> Result<MasterReport, MasterError> {
+    let t0 = Instant::now();
+    std::fs::create_dir_all(&cfg.work_dir).map_err(|e| MasterError::Io(cfg.work_dir.clone(), e))?;
+    let top = TopTree::open(store, cfg.rules, &cfg.root, cfg.winner, cfg.budget.nodes)?;
+    let mut m = Master {
+        cfg,
+        store,
+        report: MasterReport {
+            result: MasterResult::Stopped,
+            root_pn: 1,
+            root_dn: 1,
+            resumed: top.resumed,
+            jobs_done: 0,
+            jobs_rejected: 0,
+            jobs_cancelled: 0,
+            leaves_failed: 0,
+            records_merged: 0,
+            top_nodes: 0,
+            top_bytes_per_node: (NODE_LEN + 8) as u64,
+            time_s: 0.0,
+            each: Vec::new(),
+        },
+        top,
+        out: HashMap::new(),
+        tables: cfg
+            .tables
+            .as_ref()
+            .map(|d| Arc::new(LeafTables::open(d, cfg.rules))),
+    };
+    let result = m.run(exec, &mut progress, t0);
+    exec.stop_all();
+    m.top.flush()?;
+    result?;
+    let root = m.top.root()?;
+    m.report.root_pn = root.pn;
+    m.report.root_dn = root.dn;
+    m.report.top_nodes = m.top.len();
+    m.report.result = match root.state {
+        State::Proven => MasterResult::Proven,
+        State::Disproven | State::Failed if m.top.census()?[State::Failed as usize] > 0 => {
+            MasterResult::Failed
+        }
+        State::Disproven => MasterResult::Disproven,
+        State::Failed => MasterResult::Failed,
+        _ => MasterResult::Stopped,
+    };
+    m.report.time_s = t0.elapsed().as_secs_f64();
+    Ok(m.report)
+}
+
+impl Master<'_, '_> {
+    fn stopped(&self) -> bool {
+        self.cfg
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+            || self.cfg.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    fn run(
+        &mut self,
+        exec: &mut dyn Executor,
+        progress: &mut Option<&mut dyn FnMut(&Status)>,
+        t0: Instant,
+    ) -> Result<(), MasterError> {
+        let mut last_report = Instant::now();
+        loop {
+            let mut took = false;
+            for ended in exec.poll()? {
+                self.take(ended.job)?;
+                took = true;
+            }
+            if took {
+                self.cancel_settled(exec)?;
+            }
+            let root = self.top.root()?;
+            if root.settled() || self.stopped() {
+                return Ok(());
+            }
+            let sent = self.dispatch(exec)?;
+            self.top.flush()?;
+            if exec.running() == 0 && sent == 0 {
+                // Nothing out and nothing to send: every leaf is settled
+                // but the root is not (cannot happen), or all failed.
+                return Ok(());
+            }
+            if let Some(p) = progress.as_mut()
+                && last_report.elapsed() >= Duration::from_secs(1)
+            {
+                last_report = Instant::now();
+                let c = self.top.census()?;
+                let root = self.top.root()?;
+                p(&Status {
+                    frontier: c[State::Frontier as usize],
+                    running: exec.running(),
+                    done: self.report.jobs_done,
+                    rejected: self.report.jobs_rejected,
+                    failed: c[State::Failed as usize],
+                    root_pn: root.pn,
+                    root_dn: root.dn,
+                    positions: self.store.len(self.cfg.rules)?,
+                    elapsed: t0.elapsed().as_secs_f64(),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// Sends jobs to fill the free slots; returns how many were sent.
+    fn dispatch(&mut self, exec: &mut dyn Executor) -> Result<usize, MasterError> {
+        let mut sent = 0;
+        // Leaves the store already holds are settled without a job, and
+        // the selection runs again.
+        for _ in 0..64 {
+            let free = self.cfg.jobs.saturating_sub(exec.running());
+            if free == 0 {
+                break;
+            }
+            let picked = self.top.select(free)?;
+            if picked.is_empty() {
+                break;
+            }
+            let mut settled = false;
+            let reader = self.store.reader()?;
+            for id in picked {
+                let mut n = self.top.get(id)?;
+                let pos = n.position();
+                if let Some(r) = reader.get(self.cfg.rules, &n.key)? {
+                    let win = (r.verdict == crate::store::Verdict::Win)
+                        == (pos.turn() == self.cfg.winner);
+                    let state = if win { State::Proven } else { State::Disproven };
+                    self.top.set(id, state, 0, 0)?;
+                    settled = true;
+                    continue;
+                }
+                if pos.turn() != self.cfg.winner {
+                    // Every reply must be proven: the replies go out as
+                    // jobs of their own (no speculation here).
+                    self.top.expand(id, n.budget, &HashMap::new())?;
+                    settled = true;
+                    continue;
+                }
+                let id_s = format!("g{}-n{id}-a{}", self.top.header.generation, n.attempts);
+                let path = self.cfg.work_dir.join(format!("{id_s}.json"));
+                for p in [result_path(&path), tree_path(&path)] {
+                    let _ = std::fs::remove_file(p);
+                }
+                let mut time_s = self.cfg.budget.time_s;
+                if let Some(d) = self.cfg.deadline {
+                    time_s = time_s.min(d.saturating_duration_since(Instant::now()).as_secs_f64());
+                }
+                let thresholds = self.thresholds(id)?;
+                let mut job = Job::new(
+                    id_s,
+                    pos,
+                    self.line_of(id)?,
+                    self.cfg.rules,
+                    self.cfg.winner,
+                    Budget {
+                        nodes: n.budget.max(1),
+                        time_s: time_s.max(0.1),
+                        memory_bytes: self.cfg.budget.memory_bytes,
+                    },
+                    self.cfg.tables.clone(),
+                );
+                job.file.thresholds = thresholds;
+                job.write(&path)
+                    .map_err(|e| MasterError::Io(path.clone(), e))?;
+                exec.submit(&path)?;
+                n.state = State::InFlight;
+                self.top.put(id, n);
+                self.out.insert(path, Out { node: id, job });
+                sent += 1;
+            }
+            if !settled {
+                break;
+            }
+        }
+        Ok(sent)
+    }
+
+    /// Stops the jobs whose leaves lie below a node settled meanwhile (a
+    /// sibling's result decided their parent): their work is moot.
+    fn cancel_settled(&mut self, exec: &mut dyn Executor) -> Result<(), MasterError> {
+        let mut moot = Vec::new();
+        for (path, o) in &self.out {
+            let mut at = self.top.get(o.node)?.parent;
+            while at != super::top::HEADER_ID {
+                let n = self.top.get(at)?;
+                if n.settled() {
+                    moot.push((path.clone(), o.node));
+                    break;
+                }
+                at = n.parent;
+            }
+        }
+        for (path, node) in moot {
+            exec.cancel(&path);
+            self.out.remove(&path);
+            let mut n = self.top.get(node)?;
+            n.state = State::Frontier;
+            self.top.put(node, n);
+            self.report.jobs_cancelled += 1;
+            for p in [
+                path.clone(),
+                with_suffix(&path, ".log"),
+                with_suffix(&path, ".redb"),
+            ] {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+        Ok(())
+    }
+
+    /// Thresholds for a job at `id`, as df-pn sets them for a child: where
+    /// the parent is the winner's, the proof number at which a sibling
+    /// looks better (the second-best sibling's, with a margin); where it is
+    /// the loser's, the same for the disproof number. `None` at the root or
+    /// without an open sibling.
+    fn thresholds(&self, id: u64) -> Result<Option<Thresholds>, MasterError> {
+        let n = self.top.get(id)?;
+        if n.parent == super::top::HEADER_ID {
+            return Ok(None);
+        }
+        let parent = self.top.get(n.parent)?;
+        let or = parent.position().turn() == self.cfg.winner;
+        let second = self
+            .top
+            .children(&parent)?
+            .into_iter()
+            .filter(|(cid, c)| *cid != id && !c.settled())
+            .map(|(_, c)| if or { c.pn } else { c.dn })
+            .min();
+        let Some(second) = second else {
+            return Ok(None);
+        };
+        let th = (second as u64 * 3 / 2 + 1).min(INF as u64 - 1) as u32;
+        Ok(Some(if or {
+            Thresholds { pn: th, dn: INF }
+        } else {
+            Thresholds { pn: INF, dn: th }
+        }))
+    }
+
+    /// The SAN line from the start to node `id` (the master's line, then
+    /// the top tree's moves).
+    fn line_of(&self, id: u64) -> Result<Vec<String>, MasterError> {
+        let mut moves = Vec::new();
+        let mut n = self.top.get(id)?;
+        let mut at = id;
+        while at != 0 {
+            moves.push(crate::vocab::MoveCode::from_raw(n.mv));
+            at = n.parent;
+            n = self.top.get(at)?;
+        }
+        moves.reverse();
+        let mut line = self.cfg.line.clone();
+        let mut pos = self.cfg.root;
+        for c in moves {
+            let Some(m) = crate::rules::move_of_code(&pos, c) else {
+                break;
+            };
+            line.push(pos.san(m));
+            pos = pos.play(m);
+        }
+        Ok(line)
+    }
+
+    /// Takes in the result of the job in `path`, whose worker ended.
+    fn take(&mut self, path: PathBuf) -> Result<(), MasterError> {
+        let Some(Out { node, job }) = self.out.remove(&path) else {
+            return Ok(());
+        };
+        let n = self.top.get(node)?;
+        let mut fig = JobFigure {
+            id: job.file.id.clone(),
+            node,
+            depth: n.depth,
+            budget_nodes: job.file.budget.nodes,
+            outcome: String::new(),
+            rejected: None,
+            nodes: 0,
+            time_s: 0.0,
+            check_s: 0.0,
+            records: 0,
+        };
+        let reader = self.store.reader()?;
+        let taken = take_result(&path, &job, &reader, self.tables.as_ref())?;
+        drop(reader);
+        match taken {
+            Ok(acc) => {
+                self.report.jobs_done += 1;
+                fig.nodes = acc.result.nodes;
+                fig.time_s = acc.result.time_s;
+                fig.check_s = acc.check_s;
+                fig.records = acc.records.len() as u64;
+                self.report.records_merged += fig.records;
+                match acc.result.outcome {
+                    Outcome::Proven => {
+                        fig.outcome = "proven".into();
+                        self.top.add_records(acc.records);
+                        self.top.set(node, State::Proven, 0, INF)?;
+                    }
+                    Outcome::Disproven => {
+                        fig.outcome = "disproven".into();
+                        self.top.set(node, State::Disproven, INF, 0)?;
+                    }
+                    Outcome::Unresolved => {
+                        fig.outcome = "unresolved".into();
+                        // A job stopped by its threshold gave way to a
+                        // sibling: its children keep its budget.
+                        let growth = match acc.result.stopped_by.as_deref() {
+                            Some("threshold") => 1,
+                            _ => self.cfg.growth.max(1),
+                        };
+                        let budget = n.budget.saturating_mul(growth);
+                        let hints: HashMap<u16, (u32, u32)> = acc
+                            .result
+                            .children
+                            .iter()
+                            .filter_map(|h| {
+                                let code = crate::vocab::MoveCode::from_uci(&h.uci)?;
+                                Some((code.cleared().raw(), (h.pn, h.dn)))
+                            })
+                            .collect();
+                        self.top.expand(node, budget, &hints)?;
+                    }
+                }
+                for p in [
+                    path.clone(),
+                    result_path(&path),
+                    tree_path(&path),
+                    with_suffix(&path, ".log"),
+                ] {
+                    let _ = std::fs::remove_file(p);
+                }
+            }
+            Err(why) => {
+                self.report.jobs_rejected += 1;
+                fig.outcome = "rejected".into();
+                let limit = if matches!(why, Rejected::NoResult(_)) {
+                    3
+                } else {
+                    2
+                };
+                eprintln!(
+                    "antiproof: job {} (line {}) rejected: {why}",
+                    job.file.id,
+                    job.file.line.join(" ")
+                );
+                fig.rejected = Some(why.to_string());
+                let mut n = self.top.get(node)?;
+                n.attempts = n.attempts.saturating_add(1);
+                if n.attempts >= limit {
+                    self.report.leaves_failed += 1;
+                    self.top.put(node, n);
+                    self.top.set(node, State::Failed, INF, 0)?;
+                } else {
+                    n.state = State::Frontier;
+                    self.top.put(node, n);
+                }
+            }
+        }
+        self.report.each.push(fig);
+        Ok(())
+    }
+}

@@ -1,0 +1,25 @@
+//! Job-level proof-number search: `prove --jobs N` and `job run`.
+//!
+//! The master keeps the upper proof tree in the store ([`top`]) and hands
+//! its most-proving frontier leaves out as jobs ([`job`]: a small file
+//! any engine can run; [`run`] is ours) on an [`executor`] (worker
+//! processes here, or Slurm). Nothing a worker returns is trusted: every
+//! certificate is certified by the independent checker before its
+//! positions enter the store ([`merge`]). [`master`] is the loop.
+//!
+//! One module a job:
+//!
+//! * [`job`]: the job and result files (JSON, versioned);
+//! * [`run`]: running one job through the prover;
+//! * [`top`]: the top tree in the store;
+//! * [`merge`]: checking a result and turning its certificate into
+//!   records;
+//! * [`executor`]: local worker processes and Slurm;
+//! * [`master`]: the master loop.
+
+pub mod executor;
+pub mod job;
+pub mod master;
+pub mod merge;
+pub mod run;
+pub mod top;

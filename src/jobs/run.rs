@@ -1,0 +1,211 @@
+//! Running one job (`antiproof job run FILE`): a df-pn search of the job's
+//! root within its budgets, into a store of its own next to the job file
+//! (`JOB.redb`, removed afterwards); when proven, the proof is exported as
+//! a win-tree certificate (`JOB.tree`); then the result file is written
+//! (`JOB.result.json`), both atomically, the certificate first, so a
+//! result file that exists is complete.
+//!
+//! A stop flag (Ctrl-C, SIGTERM: a Slurm job at its time limit) ends the
+//! search at a consistent point and the job reports unresolved with its
+//! root's proof and disproof numbers.
+
+use super::job::{ChildHint, Job, JobFileError, Outcome, ResultFile, tree_path, with_suffix};
+use crate::search::run::STACK_BYTES;
+use crate::search::{Config, Limits, ProveResult, Prover, SearchError};
+use crate::store::{Store, StoreError};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// What can go wrong running a job.
+#[derive(Debug)]
+pub enum RunJobError {
+    /// The job file is unreadable or wrong.
+    Job(JobFileError),
+    /// The job's own store failed.
+    Store(StoreError),
+    /// The search failed.
+    Search(SearchError),
+    /// The proof could not be exported.
+    Export(String),
+    /// The result or certificate could not be written.
+    Write(PathBuf, std::io::Error),
+    /// The search thread panicked.
+    Panicked,
+}
+
+impl fmt::Display for RunJobError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunJobError::Job(e) => write!(f, "{e}"),
+            RunJobError::Store(e) => write!(f, "the job's store: {e}"),
+            RunJobError::Search(e) => write!(f, "{e}"),
+            RunJobError::Export(e) => write!(f, "exporting the proof: {e}"),
+            RunJobError::Write(p, e) => write!(f, "cannot write {}: {e}", p.display()),
+            RunJobError::Panicked => write!(f, "the search thread panicked"),
+        }
+    }
+}
+
+impl std::error::Error for RunJobError {}
+
+/// Runs the job in `path` and writes its result (and certificate) next to
+/// it. `stop`, when set, ends the search early (unresolved).
+pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile, RunJobError> {
+    let t0 = Instant::now();
+    let job = Job::read(path).map_err(RunJobError::Job)?;
+    let db = with_suffix(path, ".redb");
+    remove_store(&db);
+    let store = Store::open(&db).map_err(RunJobError::Store)?;
+    let tables = job
+        .file
+        .tables
+        .as_ref()
+        .map(|d| crate::tables::Tables::open(d, job.rules));
+    let b = job.file.budget;
+    // The search stops on `halt`, which the progress report (about once a
+    // second) sets on a signal or when a threshold is reached.
+    let halt = Arc::new(AtomicBool::new(false));
+    let over = Arc::new(AtomicBool::new(false));
+    let limits = Limits {
+        nodes: Some(b.nodes),
+        deadline: Some(Instant::now() + Duration::from_secs_f64(b.time_s.min(1e9))),
+        stop: Some(halt.clone()),
+    };
+    let thresholds = job.file.thresholds;
+    let (signal, halt_cb, over_cb) = (stop.clone(), halt.clone(), over.clone());
+    let watch = move |p: &crate::search::Progress| {
+        if signal.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+            halt_cb.store(true, Ordering::Relaxed);
+        }
+        if thresholds.is_some_and(|t| p.root_pn >= t.pn || p.root_dn >= t.dn) {
+            over_cb.store(true, Ordering::Relaxed);
+            halt_cb.store(true, Ordering::Relaxed);
+        }
+    };
+    let config = Config {
+        rules: job.rules,
+        tt_bytes: usize::try_from(b.memory_bytes).unwrap_or(usize::MAX),
+        limits,
+        checkpoint_size: 20_000,
+        // Jobs run without the fifty-move rule (`prove --jobs` refuses it).
+        fifty_move: false,
+    };
+    let report = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("job".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, || -> Result<_, SearchError> {
+                let mut prover = Prover::new(config, job.winner, Some(&store))?;
+                if let Some(t) = &tables {
+                    prover.set_tables(t);
+                }
+                prover.on_progress(watch);
+                let report = prover.prove(&job.root)?;
+                let children = if report.result == ProveResult::Stopped {
+                    prover.root_children(&job.root)
+                } else {
+                    Vec::new()
+                };
+                Ok((report, children))
+            })
+            .expect("spawning the search thread")
+            .join()
+            .map_err(|_| RunJobError::Panicked)
+    })?
+    .map_err(RunJobError::Search)?;
+    let (report, children) = report;
+    drop(store);
+    let outcome = match report.result {
+        ProveResult::Proven => Outcome::Proven,
+        ProveResult::Disproven => Outcome::Disproven,
+        ProveResult::Stopped => Outcome::Unresolved,
+    };
+    let tree = if outcome == Outcome::Proven {
+        let out = tree_path(path);
+        export(&db, &job, &out)?;
+        out.file_name().map(|n| n.to_string_lossy().into_owned())
+    } else {
+        None
+    };
+    remove_store(&db);
+    let result = ResultFile {
+        format: super::job::RESULT_FORMAT.into(),
+        version: super::job::VERSION,
+        id: job.file.id.clone(),
+        root_fen: job.file.root_fen.clone(),
+        rules: job.file.rules.clone(),
+        winner: job.file.winner.clone(),
+        outcome,
+        root_pn: report.root_pn,
+        root_dn: report.root_dn,
+        nodes: report.nodes,
+        proof_positions: report.proof_positions,
+        time_s: t0.elapsed().as_secs_f64(),
+        tree,
+        stopped_by: (outcome == Outcome::Unresolved).then(|| {
+            if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                "signal".to_string()
+            } else if over.load(Ordering::Relaxed) {
+                "threshold".to_string()
+            } else {
+                "budget".to_string()
+            }
+        }),
+        children: children
+            .iter()
+            .map(|c| ChildHint {
+                uci: c.mv.uci().to_string(),
+                pn: c.pn,
+                dn: c.dn,
+            })
+            .collect(),
+    };
+    let rp = super::job::result_path(path);
+    result
+        .write(&rp)
+        .map_err(|e| RunJobError::Write(rp.clone(), e))?;
+    Ok(result)
+}
+
+/// Exports the proof of the job's root from its store `db` to `out` with
+/// `antiproof export`'s library path (in this process).
+fn export(db: &Path, job: &Job, out: &Path) -> Result<(), RunJobError> {
+    let words: Vec<String> = [
+        "antiproof",
+        "export",
+        "--db",
+        &db.to_string_lossy(),
+        "--rules",
+        job.rules.name(),
+        "--winner",
+        &job.file.winner,
+        "--fen",
+        &job.file.root_fen,
+        "-o",
+        &out.to_string_lossy(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    match crate::cli::run_words(&words) {
+        Ok(crate::cli::EXIT_OK) => Ok(()),
+        Ok(code) => Err(RunJobError::Export(format!(
+            "export exited with status {code}"
+        ))),
+        Err(e) => Err(RunJobError::Export(format!("{e:#}"))),
+    }
+}
+
+/// Removes a job's store and anything the search left beside it.
+fn remove_store(db: &Path) {
+    for p in [
+        db.to_path_buf(),
+        with_suffix(db, ".table"),
+        with_suffix(db, ".table-endgame"),
+    ] {
+        let _ = std::fs::remove_file(p);
+    }
+}

@@ -1,0 +1,331 @@
+//! `prove --jobs N` as processes, with faults: results that are malformed,
+//! for another position, for another rule set, or carry a wrong proof are
+//! rejected with a named reason and the job is run again, nothing of them
+//! merged; a leaf whose jobs come back wrong twice fails (never proven); a
+//! killed worker's job is re-queued; a master killed with SIGKILL resumes
+//! from the store. Faults come from a worker script (`--worker`) that
+//! misbehaves once and then runs the real `job run`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const EXE: &str = env!("CARGO_BIN_EXE_antiproof");
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("antiproof-jobs-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
+/// `prove --jobs 2 --json` of 1.e3 d5 with small jobs, with `worker` as
+/// the worker command when given.
+fn prove_jobs(dir: &Path, worker: Option<&Path>, line: &[&str]) -> Output {
+    let mut c = Command::new(EXE);
+    c.arg("prove")
+        .arg("--db")
+        .arg(dir.join("t.redb"))
+        .args([
+            "--jobs",
+            "2",
+            "--job-nodes",
+            "2k",
+            "--json",
+            "--memory",
+            "16M",
+        ])
+        .args(line);
+    if let Some(w) = worker {
+        c.arg("--worker").arg(format!("/bin/sh {}", w.display()));
+    }
+    c.output().unwrap()
+}
+
+/// A worker script: the first job it gets (the first call of all, told
+/// by an atomic mkdir) runs `fault` with `$job` set; every other job runs
+/// the real `job run`.
+fn worker(dir: &Path, fault: &str) -> PathBuf {
+    let p = dir.join("worker.sh");
+    let script = format!(
+        "job=\"$1\"\nif mkdir \"{dir}/faulted\" 2>/dev/null; then\n{fault}\nexit 0\nfi\nexec {EXE} job run \"$job\"\n",
+        dir = dir.display()
+    );
+    std::fs::write(&p, script).unwrap();
+    p
+}
+
+/// Certifies the store's proof of the line with `verify --db`.
+fn assert_certified(dir: &Path, line: &[&str]) {
+    let o = Command::new(EXE)
+        .arg("verify")
+        .arg("--db")
+        .arg(dir.join("t.redb"))
+        .args(line)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("CERTIFIED"), "{out}");
+}
+
+/// Runs the faulty worker and checks the fault was named, the job run
+/// again, and the proof completed and certified.
+fn rejected_once(name: &str, fault: &str, named: &str) {
+    let dir = temp_dir(name);
+    let w = worker(&dir, fault);
+    let o = prove_jobs(&dir, Some(&w), &["e3", "d5"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    assert_eq!(v["result"], "proven");
+    let r = &v["report"];
+    assert_eq!(r["jobs_rejected"], 1, "{r}");
+    assert_eq!(r["leaves_failed"], 0);
+    let each = r["each"].as_array().unwrap();
+    let bad: Vec<_> = each.iter().filter(|j| j["outcome"] == "rejected").collect();
+    assert_eq!(bad.len(), 1);
+    let why = bad[0]["rejected"].as_str().unwrap();
+    assert!(why.contains(named), "{why}");
+    assert_eq!(
+        bad[0]["records"], 0,
+        "nothing merged from a rejected result"
+    );
+    // The same node ran again and was accepted.
+    let node = &bad[0]["node"];
+    assert!(
+        each.iter()
+            .any(|j| &j["node"] == node && j["outcome"] != "rejected"),
+        "{r}"
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("rejected"));
+    assert_certified(&dir, &["e3", "d5"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_malformed_result_is_rejected_and_run_again() {
+    rejected_once(
+        "malformed",
+        "echo '{\"format\": \"antiproof-job-result\", \"version\": 1' > \"$job.result.json\"",
+        "malformed",
+    );
+}
+
+#[test]
+fn a_result_for_another_position_is_rejected() {
+    rejected_once(
+        "foreign",
+        &format!(
+            "{EXE} job run \"$job\" >/dev/null\nsed -i 's#\"root_fen\": \"[^\"]*\"#\"root_fen\": \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1\"#' \"$job.result.json\""
+        ),
+        "field `root_fen`",
+    );
+}
+
+#[test]
+fn a_result_under_another_rule_set_is_rejected() {
+    rejected_once(
+        "rules",
+        &format!(
+            "{EXE} job run \"$job\" >/dev/null\nsed -i 's#\"rules\": \"international\"#\"rules\": \"fics\"#' \"$job.result.json\""
+        ),
+        "field `rules`",
+    );
+}
+
+/// A result that claims a proof and brings a real certificate of another
+/// position (1.e3 d6's, rooted at its position: no prolog).
+fn wrong_proof_fault(dir: &Path) -> String {
+    let other = dir.join("other.redb");
+    let o = Command::new(EXE)
+        .arg("prove")
+        .arg("--db")
+        .arg(&other)
+        .args(["e3", "d6"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let fen = "rnbqkbnr/ppp1pppp/3p4/8/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 2";
+    let tree = dir.join("other.tree");
+    let o = Command::new(EXE)
+        .arg("export")
+        .arg("--db")
+        .arg(&other)
+        .args(["--fen", fen, "-o"])
+        .arg(&tree)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    format!(
+        r#"field() {{ sed -n "s/.*\"$1\": \"\(.*\)\",*/\1/p" "$job" | head -1; }}
+cp {tree} "$job.tree"
+cat > "$job.result.json" <<EOF
+{{"format": "antiproof-job-result", "version": 1, "id": "$(field id)",
+ "root_fen": "$(field root_fen)", "rules": "$(field rules)", "winner": "$(field winner)",
+ "outcome": "proven", "root_pn": 0, "root_dn": 4294967295, "nodes": 1,
+ "proof_positions": 33, "time_s": 0.0, "tree": "$(basename "$job").tree", "stopped_by": null}}
+EOF"#,
+        tree = tree.display()
+    )
+}
+
+#[test]
+fn a_wrong_proof_is_rejected_by_the_checker() {
+    let dir = temp_dir("wrong-setup");
+    let fault = wrong_proof_fault(&dir);
+    rejected_once("wrong", &fault, "wrong-proof");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_leaf_whose_jobs_are_always_wrong_fails_and_is_never_proven() {
+    let dir = temp_dir("always-wrong");
+    let p = dir.join("worker.sh");
+    std::fs::write(&p, "echo 'not json' > \"$1.result.json\"\n").unwrap();
+    let o = prove_jobs(&dir, Some(&p), &["e3", "d5"]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    assert_eq!(v["result"], "failed");
+    assert!(v["report"]["leaves_failed"].as_u64().unwrap() > 0);
+    assert_eq!(v["report"]["records_merged"], 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_killed_worker_is_requeued() {
+    rejected_once("killed", "kill -9 $$", "no-result");
+}
+
+#[test]
+fn a_killed_master_resumes_from_the_store() {
+    let dir = temp_dir("resume");
+    let db = dir.join("t.redb");
+    // Small jobs over 1.e4 (Black wins): many rounds.
+    let args = [
+        "--jobs",
+        "2",
+        "--job-nodes",
+        "300",
+        "--json",
+        "--memory",
+        "16M",
+        "e4",
+    ];
+    let mut child = Command::new(EXE)
+        .arg("prove")
+        .arg("--db")
+        .arg(&db)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once some jobs came back (their records are in the store).
+    let t0 = Instant::now();
+    let jobs = dir.join("t.redb.jobs");
+    while t0.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            break;
+        }
+        let n = std::fs::read_dir(&jobs).map(|d| d.count()).unwrap_or(0);
+        if t0.elapsed() > Duration::from_millis(700) && n > 0 {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let o = Command::new(EXE)
+        .arg("prove")
+        .arg("--db")
+        .arg(&db)
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    assert_eq!(v["result"], "proven");
+    assert_eq!(v["report"]["resumed"], true);
+    assert_certified(&dir, &["e4"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_missing_sbatch_is_a_clear_error() {
+    let dir = temp_dir("no-sbatch");
+    let o = Command::new(EXE)
+        .env("PATH", dir.join("empty"))
+        .arg("prove")
+        .arg("--db")
+        .arg(dir.join("t.redb"))
+        .args(["--jobs", "2", "--executor", "slurm", "e3", "d5"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("`sbatch` (Slurm): not found"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Needs a Slurm cluster whose nodes see this directory (one machine:
+/// `sudo scripts/slurm-single-node.sh`). Many small jobs over 1.e4.
+#[test]
+#[ignore = "needs Slurm: run scripts/slurm-single-node.sh first"]
+fn proves_a_rung_through_slurm() {
+    let dir = temp_dir("slurm");
+    let o = Command::new(EXE)
+        .arg("prove")
+        .arg("--db")
+        .arg(dir.join("t.redb"))
+        .args(["--jobs", "2", "--executor", "slurm", "--job-nodes", "300"])
+        .args([
+            "--slurm-args",
+            "--time=5",
+            "--memory",
+            "16M",
+            "--json",
+            "e4",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    assert_eq!(v["result"], "proven");
+    assert_eq!(v["executor"], "slurm");
+    assert!(v["report"]["jobs_done"].as_u64().unwrap() > 1);
+    assert_certified(&dir, &["e4"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
