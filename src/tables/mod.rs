@@ -19,6 +19,11 @@
 //! en-passant capture is legal are not in any table: their value is the
 //! best over their moves (all captures), one ply ahead.
 //!
+//! Tables under the fifty-move rule ([`Tables::open_rule_set`], built by
+//! [`fifty`]) hold instead the value under the rule at a half-move clock of
+//! 0 with the plies to the next capture or pawn move (DTZ); see
+//! `docs/tables.md`, "Tables under the fifty-move rule".
+//!
 //! Use [`Tables`] to open a directory of tables: [`Tables::probe`] for the
 //! prover's fast path (never builds), [`Tables::value`] to build what is
 //! missing on demand, and [`certify::probe_shakmaty`] for the checker's
