@@ -8,16 +8,23 @@
 #   scripts/make-proofs.sh --rules lichess "h4"
 #       # under a rule set with the fifty-move rule: proofs/h4.fifty.tree,
 #       # its sidecar naming the rule set (needs `verify --rules lichess`)
+#   scripts/make-proofs.sh --rules joint "h4"   # proofs/h4.joint.tree
 set -euo pipefail
 rules=international
 if [ "${1:-}" = "--rules" ]; then
   rules=$2
   shift 2
 fi
+# The file name says the rule set unless it is plain international:
+# h4.tree, h4.joint.tree, h4.fifty.tree, h4.joint.fifty.tree.
 suffix=""
 fifty=false
 case "$rules" in
   lichess | *+fifty | *+50 | *_fifty) suffix=".fifty"; fifty=true ;;
+esac
+case "$rules" in
+  fics*) suffix=".fics$suffix" ;;
+  joint*) suffix=".joint$suffix" ;;
 esac
 cd "$(dirname "$0")/.."
 cargo build --release --quiet

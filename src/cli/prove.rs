@@ -501,16 +501,8 @@ fn read_status_kb(field: &str) -> Option<u64> {
     line[field.len()..].split_whitespace().next()?.parse().ok()
 }
 
+/// The git revision this binary was built from (`+dirty` with uncommitted
+/// changes; `unknown` outside a checkout), recorded by `build.rs`.
 fn revision() -> String {
-    let dir = env!("CARGO_MANIFEST_DIR");
-    std::process::Command::new("git")
-        .args(["-C", dir, "rev-parse", "--short", "HEAD"])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".into())
+    env!("ANTIPROOF_REVISION").to_string()
 }
