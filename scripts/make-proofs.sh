@@ -2,7 +2,8 @@
 # Rebuilds the certified proof files in proofs/: proves each line into a
 # scratch store, exports it as a Watkins win-tree file, certifies the file
 # with the independent checker, and writes the sidecar JSON (the line, rule
-# set, winner, size and the checker's report). Run from the crate root:
+# set, winner, size, the checker's report, and every rule set the file holds
+# under: scripts/holds-under.sh). Run from the crate root:
 #   scripts/make-proofs.sh            # the default lines
 #   scripts/make-proofs.sh "e3 e5"    # other lines
 #   scripts/make-proofs.sh --rules lichess "h4"
@@ -53,5 +54,6 @@ out = {"line": line, "rules": rules, "winner": report["winner"],
                                           "leaves", "longest_line", "root_fen")}}
 print(json.dumps(out, indent=1, sort_keys=True))
 PY
+  ANTIPROOF_BIN=$bin scripts/holds-under.sh "proofs/$name.tree" >/dev/null
   echo "proofs/$name.tree: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["winner"], "wins,", d["positions"], "positions, verified" if d["verified"] else "NOT verified")' "proofs/$name.json")"
 done

@@ -169,7 +169,10 @@ pub fn published() -> Vec<Opening> {
 /// `positions` (distinct positions; `size` or
 /// `nodes` also accepted), `verified` (bool: `antiproof verify` accepted the
 /// file) or `verdict` (as `antiproof verify --json` writes it: `certified`
-/// counts as verified, anything else as not). The output of
+/// counts as verified, anything else as not), `holds_under` (the rule sets
+/// the checker certified the file under, as `scripts/make-proofs.sh`
+/// records them: a certificate made under international rules may hold
+/// under the fifty-move rule or joint rules too). The output of
 /// `antiproof verify --json FILE` is thus a valid sidecar.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Certified {
@@ -185,6 +188,10 @@ pub struct Certified {
     /// The whole rule set the proof holds under (`international`, or
     /// `international+fifty` for a certificate under the fifty-move rule).
     pub rule_set: String,
+    /// Every rule set the checker certified the file under, as recorded
+    /// in the sidecar's `holds_under` (empty: not recorded; the file is
+    /// then known to hold under `rule_set` only, if verified).
+    pub holds_under: Vec<String>,
     /// The winner, if recorded.
     pub winner: Option<String>,
     /// Proof size in positions, if recorded.
@@ -209,6 +216,7 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
     let mut winner = None;
     let mut positions = None;
     let mut verified = None;
+    let mut holds_under = Vec::new();
     if side.exists() {
         let text =
             crate::fsutil::read_regular_to_string(&side).map_err(|source| OpeningsError::Io {
@@ -240,6 +248,24 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
         }
         if obj.get("fifty_move_rule").and_then(|x| x.as_bool()) == Some(true) {
             rule_set.fifty_move = true;
+        }
+        if let Some(list) = obj.get("holds_under") {
+            let bad = |what: String| OpeningsError::Sidecar {
+                path: side.clone(),
+                what,
+            };
+            let Some(items) = list.as_array() else {
+                return Err(bad("holds_under: not a list of rule sets".into()));
+            };
+            for item in items {
+                let Some(name) = item.as_str() else {
+                    return Err(bad(format!("holds_under: {item} is not a rule set name")));
+                };
+                let set: RuleSet = name.parse().map_err(|e| bad(format!("holds_under: {e}")))?;
+                holds_under.push(set.name());
+            }
+            holds_under.sort_unstable();
+            holds_under.dedup();
         }
         winner = text_of("winner");
         positions = ["positions", "size", "nodes"]
@@ -297,6 +323,7 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
             .unwrap_or_default(),
         rules: rule_set.stalemate.name().to_string(),
         rule_set: rule_set.name(),
+        holds_under,
         winner,
         positions,
         verified,
@@ -443,5 +470,37 @@ mod tests {
                 .to_string()
                 .contains("White has 20")
         );
+    }
+
+    #[test]
+    fn sidecars_list_the_rule_sets_a_file_holds_under() {
+        let dir = std::env::temp_dir().join(format!("antiproof-holds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let tree = dir.join("e3-d5.tree");
+        let side = dir.join("e3-d5.json");
+        std::fs::write(
+            &side,
+            r#"{"line": "e3 d5", "rules": "international", "verified": true,
+                "holds_under": ["joint+fifty", "lichess", "international", "joint"]}"#,
+        )
+        .unwrap();
+        let c = certified_entry(&tree).unwrap();
+        assert_eq!(c.rule_set, "international");
+        assert_eq!(
+            c.holds_under,
+            [
+                "international",
+                "international+fifty",
+                "joint",
+                "joint+fifty"
+            ]
+        );
+        std::fs::write(&side, r#"{"line": "e3 d5", "holds_under": ["suicide"]}"#).unwrap();
+        let e = certified_entry(&tree).unwrap_err().to_string();
+        assert!(e.contains("holds_under") && e.contains("suicide"), "{e}");
+        std::fs::write(&side, r#"{"line": "e3 d5", "holds_under": "joint"}"#).unwrap();
+        let e = certified_entry(&tree).unwrap_err().to_string();
+        assert!(e.contains("holds_under"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

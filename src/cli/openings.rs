@@ -3,6 +3,7 @@
 
 use super::EXIT_OK;
 use crate::openings::{Certified, scan_certified, table, verify_entry};
+use crate::vocab::RuleSet;
 use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -65,29 +66,38 @@ pub fn run(args: OpeningsArgs) -> anyhow::Result<u8> {
     }
     writeln!(
         out,
-        "move  published reply  year  certified under           certified here"
+        "move  published reply  year  certified under            certified here"
     )?;
     for r in &rows {
         let certs: Vec<String> = r.certified.iter().map(describe).collect();
         // The rule sets under which some certificate of this move's lines
-        // is verified (or recorded without a verdict).
+        // is verified (or recorded without a verdict): those its sidecar
+        // says it holds under, else the one it was made under.
         let mut sets: Vec<&str> = r
             .certified
             .iter()
             .filter(|c| c.verified != Some(false))
-            .map(|c| c.rule_set.as_str())
+            .flat_map(|c| {
+                if c.holds_under.is_empty() {
+                    vec![c.rule_set.as_str()]
+                } else {
+                    c.holds_under.iter().map(String::as_str).collect()
+                }
+            })
             .collect();
         sets.sort_unstable();
         sets.dedup();
         writeln!(
             out,
-            "{:<5} {:<9} {:<6} {:<5} {:<25} {}",
+            "{:<5} {:<9} {:<6} {:<5} {:<26} {}",
             r.san,
             r.published.name(),
             r.reply.as_deref().unwrap_or("-"),
             r.year.map_or("-".to_string(), |y| y.to_string()),
             if sets.is_empty() {
                 "-".to_string()
+            } else if sets.len() == RuleSet::ALL.len() {
+                "all six rule sets".to_string()
             } else {
                 sets.join(", ")
             },
