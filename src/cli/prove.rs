@@ -2,7 +2,7 @@
 //! tree. See docs/prove.md.
 
 use super::values::{self, Limit, MemorySize};
-use crate::rules::{Color, Position};
+use crate::rules::{Color, Move, Position};
 use crate::search::ladder::Rungs;
 use crate::search::run::{self, Job};
 use crate::search::{Config, Limits, Progress, ProgressFn, ProveReport, ProveResult};
@@ -131,19 +131,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     }
     let rules = args.rules.stalemate();
     let rule_set = args.rules.rule_set();
-    let start = match &args.fen {
-        Some(f) => root_from_fen(f, rule_set.fifty_move)?,
-        None => Position::startpos(),
-    };
-    let (pos, played) = start
-        .play_line(&args.moves)
-        .map_err(|e| anyhow!("bad move at {e}"))?;
-    if let Some(o) = pos.outcome(rules) {
-        bail!(
-            "the game is already over after the moves given ({o}; FEN {}): nothing to prove",
-            pos.to_fen()
-        );
-    }
+    let (start, pos, played) = root_of(&args)?;
     let winner = args.winner.unwrap_or(pos.turn());
     let (limits, tables, store) = open_run(&args)?;
     let config = Config {
@@ -385,6 +373,28 @@ fn open_run(args: &ProveArgs) -> anyhow::Result<(Limits, Option<crate::tables::T
 
 /// The root of `--fen`. Under the fifty-move rule its half-move field is
 /// the root's clock: it must be a number from 0 to 100.
+/// The start (`--fen`, else the standard position), the position to prove
+/// (the start after the line's moves, which must not be a finished game)
+/// and the moves played; under the fifty-move rule the FEN's half-move
+/// field is checked ([`root_from_fen`]).
+pub(super) fn root_of(args: &ProveArgs) -> anyhow::Result<(Position, Position, Vec<Move>)> {
+    let rule_set = args.rules.rule_set();
+    let start = match &args.fen {
+        Some(f) => root_from_fen(f, rule_set.fifty_move)?,
+        None => Position::startpos(),
+    };
+    let (pos, played) = start
+        .play_line(&args.moves)
+        .map_err(|e| anyhow!("bad move at {e}"))?;
+    if let Some(o) = pos.outcome(rule_set.stalemate) {
+        bail!(
+            "the game is already over after the moves given ({o}; FEN {}): nothing to prove",
+            pos.to_fen()
+        );
+    }
+    Ok((start, pos, played))
+}
+
 pub(super) fn root_from_fen(fen: &str, fifty_move: bool) -> anyhow::Result<Position> {
     if fifty_move && let Some(h) = fen.split_whitespace().nth(4) {
         match h.parse::<u32>() {

@@ -8,7 +8,6 @@ use super::ProveArgs;
 use crate::jobs::executor::{Executor, Local, Slurm, WorkerCommand};
 use crate::jobs::job::Budget;
 use crate::jobs::master::{MasterConfig, MasterResult, Status, run_master};
-use crate::rules::Position;
 use crate::store::Store;
 use anyhow::{Context, anyhow, bail};
 use clap::{Args, ValueEnum};
@@ -95,19 +94,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         bail!("--job-time must be a positive number of seconds");
     }
     let rules = args.rules.stalemate();
-    let start = match &args.fen {
-        Some(f) => Position::from_fen(f).with_context(|| format!("reading --fen {f:?}"))?,
-        None => Position::startpos(),
-    };
-    let (pos, played) = start
-        .play_line(&args.moves)
-        .map_err(|e| anyhow!("bad move at {e}"))?;
-    if let Some(o) = pos.outcome(rules) {
-        bail!(
-            "the game is already over after the moves given ({o}; FEN {}): nothing to prove",
-            pos.to_fen()
-        );
-    }
+    let (start, pos, played) = super::root_of(args)?;
     let winner = args.winner.unwrap_or(pos.turn());
     let deadline = match args.limit {
         None => None,
