@@ -329,3 +329,94 @@ fn proves_a_rung_through_slurm() {
     assert_certified(&dir, &["e4"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `prove --jobs 2` of 1.e3 Na6 on `executor` with `extra` options: proven
+/// and certified; returns the JSON summary.
+fn prove_on(name: &str, executor: &str, extra: &[&str]) -> serde_json::Value {
+    let dir = temp_dir(name);
+    let o = Command::new(EXE)
+        .arg("prove")
+        .arg("--db")
+        .arg(dir.join("t.redb"))
+        .args([
+            "--jobs",
+            "2",
+            "--executor",
+            executor,
+            "--job-nodes",
+            "20k",
+            "--json",
+            "--memory",
+            "32M",
+        ])
+        .args(extra)
+        .args(["e3", "Na6"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    assert_eq!(v["result"], "proven", "{v}");
+    assert_certified(&dir, &["e3", "Na6"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    v
+}
+
+#[test]
+fn jobs_in_threads_share_one_table_and_their_proof_is_certified() {
+    let v = prove_on("threads", "threads", &[]);
+    assert_eq!(v["executor"], "threads");
+    assert_eq!(v["shared_table"], true);
+}
+
+#[test]
+fn worker_processes_share_a_table_file_or_not() {
+    let v = prove_on("shared", "local", &[]);
+    assert_eq!(v["shared_table"], true);
+    let v = prove_on("unshared", "local", &["--no-shared-table"]);
+    assert_eq!(v["shared_table"], false);
+}
+
+#[test]
+fn a_job_whose_history_does_not_lead_to_its_root_is_refused() {
+    let dir = temp_dir("history");
+    let job = dir.join("j.json");
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";
+    let write = |history: &str| {
+        std::fs::write(
+            &job,
+            format!(
+                r#"{{"format":"antiproof-job","version":1,"id":"h","root_fen":"rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b - - 1 1","line":["Nf3"],"rules":"international","winner":"black","budget":{{"nodes":1000,"time_s":10,"memory_bytes":16777216}},"tables":null,"history":[{history}]}}"#
+            ),
+        )
+        .unwrap();
+    };
+    // The start leads to the root by 1.Nf3: accepted.
+    write(&format!("\"{start}\""));
+    let o = Command::new(EXE)
+        .args(["job", "run"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert_ne!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // A position that does not: refused, naming the field.
+    write("\"8/8/8/8/8/8/8/K6k w - - 0 1\"");
+    let o = Command::new(EXE)
+        .args(["job", "run"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("history"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

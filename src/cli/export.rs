@@ -53,6 +53,9 @@ pub struct ExportArgs {
     /// Write no subtree-size table.
     #[arg(long)]
     no_sizes: bool,
+    /// Print nothing when the file is written.
+    #[arg(short = 'q', long)]
+    quiet: bool,
     /// Start the line from this FEN instead of the standard start position
     /// (check the file with `verify --tree FILE --fen FEN`).
     #[arg(long)]
@@ -431,6 +434,9 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
             // the old file until it lets go; a failed write leaves it as is.
             crate::fsutil::write_atomic(&args.output, |f| f.write_all(&w.bytes))
                 .with_context(|| format!("cannot write {}", args.output.display()))?;
+            if args.quiet {
+                return Ok(EXIT_OK);
+            }
             let mut out = std::io::stdout().lock();
             writeln!(
                 out,

@@ -1,5 +1,5 @@
-//! Where jobs run: [`Local`] worker processes on this machine, or
-//! [`Slurm`] batch jobs (`sbatch`, watched with `squeue`). Both run a
+//! Where jobs run: [`Local`] worker processes on this machine, [`Threads`]
+//! in this process, or [`Slurm`] batch jobs (`sbatch`, watched with `squeue`). Both run a
 //! worker command (by default this executable's `job run`) with the job
 //! file as its last argument, its output in `JOB.log`; the master learns
 //! that a job ended when its worker is gone, and reads the result file
@@ -9,6 +9,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 /// An executor failure.
@@ -197,6 +199,101 @@ impl Executor for Local {
             let _ = c.wait();
         }
         self.children.clear();
+    }
+}
+
+/// Jobs run in this process: each a thread running [`super::run::run_job`]
+/// on its job file, which writes its result file as a worker process
+/// would (the master reads and checks it the same way). No process start
+/// per job, and the jobs map one shared table once: the executor for
+/// many small jobs on one machine.
+pub struct Threads {
+    running: Vec<(PathBuf, Arc<AtomicBool>)>,
+    cancelled: Vec<PathBuf>,
+    done_tx: mpsc::Sender<(PathBuf, Option<i32>)>,
+    done_rx: mpsc::Receiver<(PathBuf, Option<i32>)>,
+}
+
+impl Threads {
+    /// An executor with no job running.
+    pub fn new() -> Threads {
+        let (done_tx, done_rx) = mpsc::channel();
+        Threads {
+            running: Vec::new(),
+            cancelled: Vec::new(),
+            done_tx,
+            done_rx,
+        }
+    }
+}
+
+impl Default for Threads {
+    fn default() -> Threads {
+        Threads::new()
+    }
+}
+
+impl Executor for Threads {
+    fn submit(&mut self, job: &Path) -> Result<(), ExecError> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (path, flag, tx) = (job.to_path_buf(), stop.clone(), self.done_tx.clone());
+        std::thread::Builder::new()
+            .name("job".into())
+            .spawn(move || {
+                let status = match super::run::run_job(&path, Some(flag)) {
+                    Ok(_) => Some(0),
+                    Err(e) => {
+                        let _ = std::fs::write(log_path(&path), format!("antiproof: {e}\n"));
+                        Some(2)
+                    }
+                };
+                let _ = tx.send((path, status));
+            })
+            .map_err(|e| ExecError::Spawn("a job thread".into(), e))?;
+        self.running.push((job.to_path_buf(), stop));
+        Ok(())
+    }
+
+    fn poll(&mut self) -> Result<Vec<Ended>, ExecError> {
+        let mut ended = Vec::new();
+        while let Ok((job, status)) = self.done_rx.try_recv() {
+            if let Some(i) = self.cancelled.iter().position(|c| *c == job) {
+                self.cancelled.swap_remove(i);
+                continue;
+            }
+            self.running.retain(|(j, _)| *j != job);
+            ended.push(Ended { job, status });
+        }
+        Ok(ended)
+    }
+
+    fn running(&self) -> usize {
+        self.running.len()
+    }
+
+    fn cancel(&mut self, job: &Path) {
+        if let Some(i) = self.running.iter().position(|(j, _)| j == job) {
+            let (j, stop) = self.running.swap_remove(i);
+            stop.store(true, Ordering::Relaxed);
+            self.cancelled.push(j);
+        }
+    }
+
+    fn stop_all(&mut self) {
+        for (_, stop) in &self.running {
+            stop.store(true, Ordering::Relaxed);
+        }
+        // Each thread stops at its search's next check and writes an
+        // unresolved result (which no one reads).
+        let t0 = Instant::now();
+        while !self.running.is_empty() && t0.elapsed() < Duration::from_secs(30) {
+            match self.done_rx.recv_timeout(Duration::from_millis(100)) {
+                Ok((job, _)) => self.running.retain(|(j, _)| *j != job),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        self.running.clear();
     }
 }
 

@@ -63,6 +63,19 @@ pub struct JobFile {
     /// looks better (checked about once a second; optional).
     #[serde(default)]
     pub thresholds: Option<Thresholds>,
+    /// A transposition-table file shared by the jobs of one master on one
+    /// machine (`crate::search::tt::Tt::open_shared`; optional: without
+    /// it, or where it cannot be mapped, the job sizes its own table from
+    /// `budget.memory_bytes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_tt: Option<PathBuf>,
+    /// The positions before the root since the last capture or pawn move
+    /// (or since the master's root), oldest first, as FEN; each is
+    /// followed by the next, then the root, by one legal move (optional).
+    /// A repetition of one of them is a draw, as on the board; and jobs of
+    /// one line then key their shared table alike.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<String>,
 }
 
 /// Proof- and disproof-number thresholds of a job.
@@ -72,6 +85,11 @@ pub struct Thresholds {
     pub pn: u32,
     /// Stop when the root's disproof number reaches this.
     pub dn: u32,
+    /// But not before the search has expanded this many nodes (the
+    /// thresholds are raised as needed): a job's start-up is paid for
+    /// (optional, default 0).
+    #[serde(default)]
+    pub min_nodes: u64,
 }
 
 /// A job, read and checked.
@@ -85,6 +103,8 @@ pub struct Job {
     pub rules: Rules,
     /// The side to prove a win for.
     pub winner: Color,
+    /// The positions of `file.history`.
+    pub history: Vec<Position>,
 }
 
 /// How a job ended.
@@ -247,6 +267,33 @@ fn parse_rules(path: &Path, s: &str) -> Result<Rules, JobFileError> {
         .map_err(|e: String| malformed(path, Some("rules"), e))
 }
 
+/// The positions of a job's `history` field, each checked to lead to the
+/// next (then to `root`) by a legal move.
+fn parse_history(
+    path: &Path,
+    fens: &[String],
+    root: &Position,
+) -> Result<Vec<Position>, JobFileError> {
+    let mut out = Vec::with_capacity(fens.len());
+    for (i, f) in fens.iter().enumerate() {
+        let p = Position::from_fen(f)
+            .map_err(|e| malformed(path, Some("history"), format!("entry {i}: {e}")))?;
+        out.push(p);
+    }
+    for (i, w) in out.iter().enumerate() {
+        let next = out.get(i + 1).unwrap_or(root);
+        let want = next.pack();
+        if !w.legal_moves().iter().any(|&m| w.play(m).pack() == want) {
+            return Err(malformed(
+                path,
+                Some("history"),
+                format!("entry {i} does not lead to the next position by a legal move"),
+            ));
+        }
+    }
+    Ok(out)
+}
+
 /// The side named in a file's `winner` field.
 fn parse_winner(path: &Path, s: &str) -> Result<Color, JobFileError> {
     s.parse()
@@ -276,8 +323,11 @@ impl Job {
                 budget,
                 tables,
                 thresholds: None,
+                shared_tt: None,
+                history: Vec::new(),
             },
             root,
+            history: Vec::new(),
             rules,
             winner,
         }
@@ -306,12 +356,20 @@ impl Job {
                 "nodes and time_s must be positive and memory_bytes at least 64K",
             ));
         }
+        let history = parse_history(path, &file.history, &root)?;
         Ok(Job {
             file,
             root,
             rules,
             winner,
+            history,
         })
+    }
+
+    /// Sets the history (`file.history` and `history`).
+    pub fn set_history(&mut self, history: Vec<Position>) {
+        self.file.history = history.iter().map(|p| p.to_fen()).collect();
+        self.history = history;
     }
 
     /// Writes the job file atomically.

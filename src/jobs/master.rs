@@ -51,6 +51,16 @@ pub struct MasterConfig {
     pub deadline: Option<Instant>,
     /// Stop when this flag is set.
     pub stop: Option<Arc<AtomicBool>>,
+    /// A transposition table the jobs share (local workers): created
+    /// empty at `budget.memory_bytes` when the run starts, named in every
+    /// job, removed when it ends.
+    pub shared_tt: Option<PathBuf>,
+    /// The jobs run in this process (the shared table is then this
+    /// process's memory, not a file).
+    pub in_process: bool,
+    /// Nodes a job searches before a threshold may stop it (its start-up
+    /// is paid for).
+    pub min_nodes: u64,
 }
 
 /// How a master run ended.
@@ -183,6 +193,18 @@ impl From<ExecError> for MasterError {
     }
 }
 
+/// Removes a file when dropped (the shared table, however the run ends).
+struct RemoveOnDrop(Option<PathBuf>);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        if let Some(p) = &self.0 {
+            crate::search::tt::Tt::release_shared(p);
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
 /// A job out: its node and the job as sent.
 struct Out {
     node: u64,
@@ -213,6 +235,16 @@ pub fn run_master(
     let t0 = Instant::now();
     std::fs::create_dir_all(&cfg.work_dir).map_err(|e| MasterError::Io(cfg.work_dir.clone(), e))?;
     let top = TopTree::open(store, cfg.rules, &cfg.root, cfg.winner, cfg.budget.nodes)?;
+    if let Some(p) = &cfg.shared_tt {
+        let bytes = usize::try_from(cfg.budget.memory_bytes).unwrap_or(usize::MAX);
+        if cfg.in_process {
+            crate::search::tt::Tt::create_in_process(p, bytes);
+        } else {
+            crate::search::tt::Tt::create_shared(p, bytes)
+                .map_err(|e| MasterError::Io(p.clone(), e))?;
+        }
+    }
+    let _remove = RemoveOnDrop(cfg.shared_tt.clone());
     let mut m = Master {
         cfg,
         store,
@@ -360,7 +392,14 @@ impl Master<'_, '_> {
                 if let Some(d) = self.cfg.deadline {
                     time_s = time_s.min(d.saturating_duration_since(Instant::now()).as_secs_f64());
                 }
-                let thresholds = self.thresholds(id)?;
+                // Thresholds stop a job early for a sibling that looks
+                // better; only worth it where the jobs share a table (a
+                // job stopped early leaves its work there), otherwise a
+                // job runs to its budget.
+                let thresholds = match self.cfg.shared_tt {
+                    Some(_) => self.thresholds(id)?,
+                    None => None,
+                };
                 let mut job = Job::new(
                     id_s,
                     pos,
@@ -375,6 +414,13 @@ impl Master<'_, '_> {
                     self.cfg.tables.clone(),
                 );
                 job.file.thresholds = thresholds;
+                job.file.shared_tt = self.cfg.shared_tt.clone();
+                let (root, history) = self.root_and_history(id)?;
+                if root.pack() == pos.pack() {
+                    job.root = root;
+                    job.file.root_fen = root.to_fen();
+                    job.set_history(history);
+                }
                 job.write(&path)
                     .map_err(|e| MasterError::Io(path.clone(), e))?;
                 exec.submit(&path)?;
@@ -423,34 +469,101 @@ impl Master<'_, '_> {
         Ok(())
     }
 
-    /// Thresholds for a job at `id`, as df-pn sets them for a child: where
-    /// the parent is the winner's, the proof number at which a sibling
-    /// looks better (the second-best sibling's, with a margin); where it is
-    /// the loser's, the same for the disproof number. `None` at the root or
-    /// without an open sibling.
+    /// Thresholds for a job at `id`, as df-pn's MID passes them down from
+    /// the root (infinite there): where the winner moves, a child gets
+    /// the proof number at which its best sibling would look better (the
+    /// 1 + 1/4 margin of the search), and the disproof number its parent
+    /// may reach less what its siblings hold; dually where the loser
+    /// moves. A child already past its sibling (selected because the
+    /// better one is out) gets a quarter more than its own numbers, so
+    /// every job does some work. `None` where both stay infinite.
     fn thresholds(&self, id: u64) -> Result<Option<Thresholds>, MasterError> {
-        let n = self.top.get(id)?;
-        if n.parent == super::top::HEADER_ID {
-            return Ok(None);
-        }
-        let parent = self.top.get(n.parent)?;
-        let or = parent.position().turn() == self.cfg.winner;
-        let second = self
-            .top
-            .children(&parent)?
-            .into_iter()
-            .filter(|(cid, c)| *cid != id && !c.settled())
-            .map(|(_, c)| if or { c.pn } else { c.dn })
-            .min();
-        let Some(second) = second else {
-            return Ok(None);
+        let eps = |v: u32| -> u32 {
+            if v >= INF - 1 {
+                INF
+            } else {
+                (v as u64 + v as u64 / 4 + 1).min(INF as u64 - 1) as u32
+            }
         };
-        let th = (second as u64 * 3 / 2 + 1).min(INF as u64 - 1) as u32;
-        Ok(Some(if or {
-            Thresholds { pn: th, dn: INF }
-        } else {
-            Thresholds { pn: INF, dn: th }
+        let sub = |th: u32, a: u32, b: u32| -> u32 {
+            // th - a + b, saturating; infinite stays infinite.
+            if th == INF {
+                INF
+            } else {
+                (th as u64 + b as u64)
+                    .saturating_sub(a as u64)
+                    .min(INF as u64 - 1) as u32
+            }
+        };
+        let mut chain = vec![id];
+        let mut at = self.top.get(id)?.parent;
+        while at != super::top::HEADER_ID {
+            chain.push(at);
+            at = self.top.get(at)?.parent;
+        }
+        chain.reverse();
+        let (mut thpn, mut thdn) = (INF, INF);
+        for w in chain.windows(2) {
+            let parent = self.top.get(w[0])?;
+            let child = self.top.get(w[1])?;
+            let or = parent.position().turn() == self.cfg.winner;
+            let second = self
+                .top
+                .children(&parent)?
+                .into_iter()
+                .filter(|(cid, c)| *cid != w[1] && !c.settled())
+                .map(|(_, c)| if or { c.pn } else { c.dn })
+                .min()
+                .unwrap_or(INF);
+            if or {
+                thpn = thpn.min(eps(second).max(eps(child.pn)));
+                thdn = sub(thdn, parent.dn, child.dn).max(child.dn.saturating_add(1));
+            } else {
+                thdn = thdn.min(eps(second).max(eps(child.dn)));
+                thpn = sub(thpn, parent.pn, child.pn).max(child.pn.saturating_add(1));
+            }
+        }
+        Ok((thpn != INF || thdn != INF).then_some(Thresholds {
+            pn: thpn,
+            dn: thdn,
+            min_nodes: self.cfg.min_nodes,
         }))
+    }
+
+    /// The positions from the root to node `id`, replayed from the root
+    /// (so with their half-move clocks, which top-tree keys do not keep).
+    fn path_of(&self, id: u64) -> Result<Vec<Position>, MasterError> {
+        let mut moves = Vec::new();
+        let mut n = self.top.get(id)?;
+        let mut at = id;
+        while at != 0 {
+            moves.push(crate::vocab::MoveCode::from_raw(n.mv));
+            at = n.parent;
+            n = self.top.get(at)?;
+        }
+        moves.reverse();
+        let mut pos = self.cfg.root;
+        let mut out = vec![pos];
+        for c in moves {
+            let Some(m) = crate::rules::move_of_code(&pos, c) else {
+                break;
+            };
+            pos = pos.play(m);
+            out.push(pos);
+        }
+        Ok(out)
+    }
+
+    /// Node `id`'s position (with its clock) and the positions before it
+    /// since the last capture or pawn move (or the root), oldest first.
+    fn root_and_history(&self, id: u64) -> Result<(Position, Vec<Position>), MasterError> {
+        let mut path = self.path_of(id)?;
+        let root = path.pop().expect("the path holds the root");
+        if root.halfmoves() == 0 {
+            return Ok((root, Vec::new()));
+        }
+        let start = path.iter().rposition(|p| p.halfmoves() == 0).unwrap_or(0);
+        Ok((root, path.split_off(start)))
     }
 
     /// The SAN line from the start to node `id` (the master's line, then
@@ -516,15 +629,27 @@ impl Master<'_, '_> {
                         fig.outcome = "disproven".into();
                         self.top.set(node, State::Disproven, INF, 0)?;
                     }
+                    Outcome::Unresolved
+                        if acc.result.stopped_by.as_deref() == Some("threshold") =>
+                    {
+                        // A sibling looks better now: the leaf goes back
+                        // to the frontier with the numbers its search
+                        // reached (the shared table keeps its work), as
+                        // df-pn leaves a child.
+                        fig.outcome = "unresolved".into();
+                        self.top.set(
+                            node,
+                            State::Frontier,
+                            acc.result.root_pn.clamp(1, INF - 1),
+                            acc.result.root_dn.clamp(1, INF - 1),
+                        )?;
+                    }
                     Outcome::Unresolved => {
                         fig.outcome = "unresolved".into();
-                        // A job stopped by its threshold gave way to a
-                        // sibling: its children keep its budget.
-                        let growth = match acc.result.stopped_by.as_deref() {
-                            Some("threshold") => 1,
-                            _ => self.cfg.growth.max(1),
-                        };
-                        let budget = n.budget.saturating_mul(growth);
+                        // Its budget ran out: the leaf is expanded, its
+                        // children (each a job of its own) getting
+                        // `growth` times its budget.
+                        let budget = n.budget.saturating_mul(self.cfg.growth.max(1));
                         let hints: HashMap<u16, (u32, u32)> = acc
                             .result
                             .children

@@ -65,26 +65,15 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
         .as_ref()
         .map(|d| crate::tables::Tables::open(d, job.rules));
     let b = job.file.budget;
-    // The search stops on `halt`, which the progress report (about once a
-    // second) sets on a signal or when a threshold is reached.
-    let halt = Arc::new(AtomicBool::new(false));
-    let over = Arc::new(AtomicBool::new(false));
+    // The search stops on `stop` (a signal, or a cancelled job), and on
+    // the thresholds inside the search.
+    let halt = stop.clone().unwrap_or_default();
     let limits = Limits {
         nodes: Some(b.nodes),
         deadline: Some(Instant::now() + Duration::from_secs_f64(b.time_s.min(1e9))),
         stop: Some(halt.clone()),
     };
     let thresholds = job.file.thresholds;
-    let (signal, halt_cb, over_cb) = (stop.clone(), halt.clone(), over.clone());
-    let watch = move |p: &crate::search::Progress| {
-        if signal.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
-            halt_cb.store(true, Ordering::Relaxed);
-        }
-        if thresholds.is_some_and(|t| p.root_pn >= t.pn || p.root_dn >= t.dn) {
-            over_cb.store(true, Ordering::Relaxed);
-            halt_cb.store(true, Ordering::Relaxed);
-        }
-    };
     let config = Config {
         rules: job.rules,
         tt_bytes: usize::try_from(b.memory_bytes).unwrap_or(usize::MAX),
@@ -99,11 +88,23 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
             .stack_size(STACK_BYTES)
             .spawn_scoped(scope, || -> Result<_, SearchError> {
                 let mut prover = Prover::new(config, job.winner, Some(&store))?;
+                if let Some(p) = &job.file.shared_tt {
+                    match crate::search::tt::Tt::open_shared(p) {
+                        Ok(tt) => prover.use_table(tt),
+                        Err(e) => eprintln!(
+                            "antiproof: job {}: shared table {}: {e} (using a table of its own)",
+                            job.file.id,
+                            p.display()
+                        ),
+                    }
+                }
                 if let Some(t) = &tables {
                     prover.set_tables(t);
                 }
-                prover.on_progress(watch);
-                let report = prover.prove(&job.root)?;
+                if let Some(t) = thresholds {
+                    prover.set_root_thresholds(t.pn, t.dn, t.min_nodes);
+                }
+                let report = prover.prove_after(&job.history, &job.root)?;
                 let children = if report.result == ProveResult::Stopped {
                     prover.root_children(&job.root)
                 } else {
@@ -148,7 +149,11 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
         stopped_by: (outcome == Outcome::Unresolved).then(|| {
             if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 "signal".to_string()
-            } else if over.load(Ordering::Relaxed) {
+            } else if thresholds.is_some()
+                && !halt.load(Ordering::Relaxed)
+                && report.nodes < b.nodes
+                && t0.elapsed().as_secs_f64() < b.time_s
+            {
                 "threshold".to_string()
             } else {
                 "budget".to_string()
@@ -186,6 +191,7 @@ fn export(db: &Path, job: &Job, out: &Path) -> Result<(), RunJobError> {
         &job.file.root_fen,
         "-o",
         &out.to_string_lossy(),
+        "--quiet",
     ]
     .iter()
     .map(|s| s.to_string())

@@ -85,6 +85,9 @@ pub(super) struct Search<'s> {
     pub(super) checkpoint_size: u32,
     /// Limits and progress reports.
     pub(super) budget: Budget<'s>,
+    /// Positions on the path at the root: 1, or more where the root was
+    /// reached through a history ([`Prover::prove_after`]).
+    pub(super) root_len: usize,
 }
 
 impl<'s> Search<'s> {
@@ -99,6 +102,7 @@ impl<'s> Search<'s> {
             stopped: false,
             root_pn: 1,
             root_dn: 1,
+            root_len: 1,
             extracting: false,
             checkpoint_size: checkpoint_size.max(2),
             budget: Budget::new(limits),
@@ -251,6 +255,24 @@ fn mix(parent: u64, z: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// The tt key of the last of `line`, a sequence of positions each reached
+/// from the one before by a legal move and starting at a shareable one
+/// (the search's root, or one reached by a capture or pawn move): the key
+/// a search from `line[0]` gives it, [`child_key`] told from the positions
+/// alone (a capture or pawn move resets the half-move clock).
+pub(super) fn line_key(line: &[Position]) -> u64 {
+    let mut key = line.first().map_or(0, |p| p.zobrist());
+    for p in line.iter().skip(1) {
+        let z = p.zobrist();
+        key = if p.halfmoves() == 0 || p.has_capture() {
+            z
+        } else {
+            mix(key, z)
+        };
+    }
+    key
+}
+
 /// The tt key of `child`, reached by `m` from a node with key `key`.
 pub(super) fn child_key(key: u64, m: Move, child: &Position) -> u64 {
     let z = child.zobrist();
@@ -267,7 +289,7 @@ pub(super) fn sat(x: u64) -> u32 {
 }
 
 #[inline(always)]
-fn eps(v: u32) -> u32 {
+pub(super) fn eps(v: u32) -> u32 {
     if v >= INF - 1 {
         INF
     } else {
@@ -391,7 +413,7 @@ impl Prover<'_> {
         }
         let work_start = self.search.nodes;
         let or = pos.turn() == self.prover;
-        let is_root = self.search.path.len() == 1 && !self.search.extracting;
+        let is_root = self.search.path.len() == self.search.root_len && !self.search.extracting;
         let base = self.search.kids.len();
         let moves = pos.legal_moves();
         self.search.generated += moves.len() as u64;

@@ -26,7 +26,7 @@ impl Prover<'_> {
     /// only: the tt may have lost an entry, and a proven child's proof is
     /// not extracted.
     pub fn root_children(&self, root: &Position) -> Vec<ChildNumbers> {
-        let key = root.zobrist();
+        let key = self.root_key;
         root.legal_moves()
             .iter()
             .map(|&m| {

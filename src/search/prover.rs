@@ -30,6 +30,13 @@ pub struct Prover<'s> {
     pub(super) ex: Extraction,
     /// The store, its filter, and what was written.
     pub(super) writer: Writer<'s>,
+    /// The tt key of the last search's root.
+    pub(super) root_key: u64,
+    /// The root's proof- and disproof-number thresholds
+    /// ([`Prover::set_root_thresholds`]).
+    root_thresholds: (u32, u32),
+    /// Nodes to expand before the root's thresholds may stop the search.
+    root_min_nodes: u64,
 }
 
 impl<'s> Prover<'s> {
@@ -50,6 +57,9 @@ impl<'s> Prover<'s> {
             search: Search::new(config.tt_bytes, config.limits, config.checkpoint_size),
             ex: Extraction::default(),
             writer,
+            root_key: 0,
+            root_thresholds: (INF, INF),
+            root_min_nodes: 0,
         })
     }
 
@@ -100,6 +110,23 @@ impl<'s> Prover<'s> {
             || pos.halfmoves() + need.unwrap_or(u8::MAX) as u32 <= crate::vocab::FIFTY_MOVE_PLIES
     }
 
+    /// Searches with `tt` instead of the table the configuration sized: a
+    /// table shared with other processes ([`super::tt::Tt::open_shared`]).
+    pub fn use_table(&mut self, tt: super::tt::Tt) {
+        self.search.tt = tt;
+    }
+
+    /// Stops the search (unresolved, [`ProveResult::Stopped`]) as soon as
+    /// the root's proof number reaches `pn` or its disproof number `dn`,
+    /// as df-pn leaves a child once a sibling looks better (a job of a
+    /// job-level search, given its siblings' numbers).
+    /// The thresholds are raised as needed until the search has expanded
+    /// `min_nodes` nodes.
+    pub fn set_root_thresholds(&mut self, pn: u32, dn: u32, min_nodes: u64) {
+        self.root_thresholds = (pn.max(1), dn.max(1));
+        self.root_min_nodes = min_nodes;
+    }
+
     /// Calls `f` about once a second during the search.
     pub fn on_progress(&mut self, f: impl FnMut(&Progress) + Send + 's) {
         self.search.budget.progress = Some(Box::new(f));
@@ -113,6 +140,21 @@ impl<'s> Prover<'s> {
     /// Proves (or disproves) a win for the prover from `root`, writing the
     /// proof into the store when proven.
     pub fn prove(&mut self, root: &Position) -> Result<ProveReport, SearchError> {
+        self.prove_after(&[], root)
+    }
+
+    /// As [`Prover::prove`], for a root reached through `history`: the
+    /// positions before it since the last capture or pawn move (or since
+    /// a start with no history), oldest first, each followed by the next
+    /// (then `root`) by one legal move. A repetition of any of them is a
+    /// draw, as on the board, and the root's tt key is the one a search
+    /// from `history[0]` gives it, so searches of several roots of one
+    /// line (the jobs of a job-level search) share one table's entries.
+    pub fn prove_after(
+        &mut self,
+        history: &[Position],
+        root: &Position,
+    ) -> Result<ProveReport, SearchError> {
         if let Some(o) = root.outcome(self.rules) {
             return Err(SearchError::GameOver(o));
         }
@@ -145,9 +187,30 @@ impl<'s> Prover<'s> {
             report.elapsed = self.search.budget.start.elapsed();
             return Ok(report);
         }
-        let key = root.zobrist();
-        self.search.path.reset(root.zobrist());
-        let (pn, dn, _) = self.mid(root, key, INF, INF);
+        let mut line: Vec<Position> = history.to_vec();
+        line.push(*root);
+        let key = super::dfpn::line_key(&line);
+        self.root_key = key;
+        self.search.path.reset(line[0].zobrist());
+        for p in &line[1..] {
+            self.search.path.push(p.zobrist(), p.halfmoves() == 0);
+        }
+        self.search.root_len = line.len();
+        let (mut thpn, mut thdn) = self.root_thresholds;
+        let start_nodes = self.search.nodes;
+        let (pn, dn) = loop {
+            let (pn, dn, _) = self.mid(root, key, thpn, thdn);
+            if pn == 0
+                || dn == 0
+                || self.search.stopped
+                || self.search.nodes - start_nodes >= self.root_min_nodes
+            {
+                break (pn, dn);
+            }
+            // Over a threshold before the minimum work: a little further.
+            thpn = thpn.max(super::dfpn::eps(pn));
+            thdn = thdn.max(super::dfpn::eps(dn));
+        };
         if self.search.stopped && pn != 0 && self.writer.store.is_some() {
             self.flush_proven(root, key);
         }

@@ -78,11 +78,54 @@ pub struct TtValue {
 struct Slab {
     ptr: *mut Bucket,
     len: usize,
+    /// A file mapping shared with other processes ([`Tt::open_shared`]).
+    shared: bool,
     #[cfg(target_os = "linux")]
     map: (*mut libc::c_void, usize),
+    /// The process's mapping of a shared table, kept alive.
+    #[cfg(target_os = "linux")]
+    _keep: Option<std::sync::Arc<SharedMap>>,
     #[cfg(not(target_os = "linux"))]
     vec: Vec<Bucket>,
 }
+
+/// A process's mapping of a shared table file, unmapped when the last
+/// table using it and the registry have let it go.
+#[cfg(target_os = "linux")]
+struct SharedMap {
+    base: *mut libc::c_void,
+    bytes: usize,
+}
+
+// SAFETY: the mapping is process-wide memory; every access to it goes
+// through atomics, so it may be used from any thread.
+#[cfg(target_os = "linux")]
+unsafe impl Send for SharedMap {}
+// SAFETY: as for Send.
+#[cfg(target_os = "linux")]
+unsafe impl Sync for SharedMap {}
+
+#[cfg(target_os = "linux")]
+impl Drop for SharedMap {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `Slab::map_shared`,
+        // once, when nothing uses it any more.
+        unsafe {
+            libc::munmap(self.base, self.bytes);
+        }
+    }
+}
+
+/// Tables made by [`Tt::create_in_process`]: path, offset of the first
+/// bucket in the mapping (aligned for huge pages), buckets.
+#[cfg(target_os = "linux")]
+static IN_PROCESS: std::sync::Mutex<Vec<(std::path::PathBuf, usize, usize)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// This process's mappings of shared tables, by path.
+#[cfg(target_os = "linux")]
+static SHARED_MAPS: std::sync::Mutex<Vec<(std::path::PathBuf, std::sync::Arc<SharedMap>)>> =
+    std::sync::Mutex::new(Vec::new());
 
 // SAFETY: the slab owns its memory exclusively, like a Vec.
 unsafe impl Send for Slab {}
@@ -122,7 +165,9 @@ impl Slab {
             Slab {
                 ptr: aligned as *mut Bucket,
                 len,
+                shared: false,
                 map: (base, total),
+                _keep: None,
             }
         }
         #[cfg(not(target_os = "linux"))]
@@ -131,9 +176,77 @@ impl Slab {
             Slab {
                 ptr: vec.as_mut_ptr(),
                 len,
+                shared: false,
                 vec,
             }
         }
+    }
+
+    /// Maps the shared table file at `path` (its length a whole number of
+    /// buckets), or reuses this process's mapping of it: the jobs of one
+    /// process map it once.
+    #[cfg(target_os = "linux")]
+    fn map_shared(path: &std::path::Path) -> std::io::Result<Slab> {
+        use std::os::fd::AsRawFd;
+        let mut maps = SHARED_MAPS.lock().unwrap_or_else(|e| e.into_inner());
+        let map = match maps.iter().find(|(p, _)| p == path) {
+            Some((_, m)) => m.clone(),
+            None => {
+                let file = std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open(path)?;
+                let bytes = file.metadata()?.len() as usize;
+                // SAFETY: a shared mapping of an open file, no address
+                // hint; the result is checked before use. Other processes
+                // write it concurrently, so it is only ever accessed
+                // through atomics (`Tt::get_shared`, `Tt::put_shared`).
+                let base = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        bytes,
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        // Populated at once: a job touches most pages of
+                        // the table, and one fault per page costs far more
+                        // system time.
+                        libc::MAP_SHARED | libc::MAP_POPULATE,
+                        file.as_raw_fd(),
+                        0,
+                    )
+                };
+                if base == libc::MAP_FAILED {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let m = std::sync::Arc::new(SharedMap { base, bytes });
+                maps.push((path.to_path_buf(), m.clone()));
+                m
+            }
+        };
+        Ok(Slab {
+            ptr: map.base as *mut Bucket,
+            len: map.bytes / std::mem::size_of::<Bucket>(),
+            shared: true,
+            map: (map.base, map.bytes),
+            _keep: Some(map),
+        })
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn map_shared(_path: &std::path::Path) -> std::io::Result<Slab> {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "a shared transposition table needs Linux",
+        ))
+    }
+
+    /// Word `w` (0 or 1) of entry `j` of bucket `i`, as an atomic.
+    #[inline(always)]
+    fn word(&self, i: usize, j: usize, w: usize) -> &std::sync::atomic::AtomicU64 {
+        assert!(i < self.len && j < WAYS && w < 2);
+        // SAFETY: in bounds; buckets are 64-byte aligned and entries two
+        // 8-byte words, so the word is aligned; AtomicU64 has u64's layout,
+        // and every access to a shared mapping goes through atomics.
+        unsafe { &*(self.ptr.add(i) as *const std::sync::atomic::AtomicU64).add(j * 2 + w) }
     }
 
     #[inline(always)]
@@ -155,7 +268,12 @@ impl Slab {
 #[cfg(target_os = "linux")]
 impl Drop for Slab {
     fn drop(&mut self) {
-        // SAFETY: unmaps exactly the mapping made in `new`, once.
+        if self.shared {
+            // `_keep` owns a shared mapping.
+            return;
+        }
+        // SAFETY: unmaps exactly the mapping made in `new` or `map_shared`,
+        // once.
         unsafe {
             libc::munmap(self.map.0, self.map.1);
         }
@@ -169,6 +287,50 @@ pub struct Tt {
     n: usize,
     mask: u64,
     used: u64,
+}
+
+/// The tag word of an entry for `key` with value `v`.
+#[inline(always)]
+fn tag_of(key: u64, v: &TtValue) -> u64 {
+    (key & !0xffff) | (log_work(v.work) << 8) | 1
+}
+
+/// The bucket slot to write `key` into: its own entry, else a free one,
+/// else the least valuable.
+#[inline(always)]
+fn victim(b: &[Entry; WAYS], key: u64) -> usize {
+    let mut victim = 0;
+    let mut best = u64::MAX;
+    for (j, e) in b.iter().enumerate() {
+        if e.matches(key) {
+            return j;
+        }
+        if !e.occupied() {
+            victim = j;
+            best = 0;
+            continue;
+        }
+        let solved = e.pn == 0 || e.dn == 0;
+        let prio = e.work_log() + 1 + solved as u64;
+        if prio < best {
+            best = prio;
+            victim = j;
+        }
+    }
+    victim
+}
+
+#[inline(always)]
+fn value_of(e: &Entry) -> TtValue {
+    TtValue {
+        pn: e.pn,
+        dn: e.dn,
+        // The largest power of two not above the work stored.
+        work: match e.work_log() {
+            0 => 0,
+            l => 1u32 << (l - 1).min(31),
+        },
+    }
 }
 
 const MIN_BUCKETS: usize = 1 << 16;
@@ -254,63 +416,220 @@ impl Tt {
     /// The entry of a key, if present.
     #[inline]
     pub fn get(&self, key: u64) -> Option<TtValue> {
-        let b = &self.buckets.get((key & self.mask) as usize).0;
-        for e in b {
-            if e.matches(key) {
-                return Some(TtValue {
-                    pn: e.pn,
-                    dn: e.dn,
-                    // The largest power of two not above the work stored.
-                    work: match e.work_log() {
-                        0 => 0,
-                        l => 1u32 << (l - 1).min(31),
-                    },
-                });
-            }
+        if self.buckets.shared {
+            return self.get_shared(key);
         }
-        None
+        let b = &self.buckets.get((key & self.mask) as usize).0;
+        b.iter().find(|e| e.matches(key)).map(value_of)
     }
 
     /// Stores an entry, replacing the key's old entry or the bucket's least
     /// valuable one.
     #[inline]
     pub fn put(&mut self, key: u64, v: TtValue) {
+        if self.buckets.shared {
+            return self.put_shared(key, v);
+        }
         if self.used * 4 > self.n as u64 * WAYS as u64 * 3 && self.n < self.buckets.len {
             self.grow();
         }
         let b = &mut self.buckets.get_mut((key & self.mask) as usize).0;
-        let mut victim = 0;
-        let mut best = u64::MAX;
-        for (j, e) in b.iter().enumerate() {
-            if e.matches(key) {
-                victim = j;
-                break;
-            }
-            if !e.occupied() {
-                victim = j;
-                best = 0;
-                continue;
-            }
-            let solved = e.pn == 0 || e.dn == 0;
-            let prio = e.work_log() + 1 + solved as u64;
-            if prio < best {
-                best = prio;
-                victim = j;
-            }
-        }
-        let e = &mut b[victim];
+        let e = &mut b[victim(b, key)];
         if !e.occupied() {
             self.used += 1;
         }
         *e = Entry {
-            tag: (key & !0xffff) | (log_work(v.work) << 8) | 1,
+            tag: tag_of(key, &v),
             pn: v.pn,
             dn: v.dn,
         };
     }
 
+    /// Bucket `i` of a shared table, decoded (a torn entry decodes to a tag
+    /// that matches no key).
+    #[inline(always)]
+    fn shared_bucket(&self, i: usize) -> [Entry; WAYS] {
+        use std::sync::atomic::Ordering::Relaxed;
+        std::array::from_fn(|j| {
+            let w0 = self.buckets.word(i, j, 0).load(Relaxed);
+            let w1 = self.buckets.word(i, j, 1).load(Relaxed);
+            Entry {
+                tag: w0 ^ w1,
+                pn: w1 as u32,
+                dn: (w1 >> 32) as u32,
+            }
+        })
+    }
+
+    #[inline]
+    fn get_shared(&self, key: u64) -> Option<TtValue> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let i = (key & self.mask) as usize;
+        (0..WAYS).find_map(|j| {
+            let w1 = self.buckets.word(i, j, 1).load(Relaxed);
+            let e = Entry {
+                tag: self.buckets.word(i, j, 0).load(Relaxed) ^ w1,
+                pn: w1 as u32,
+                dn: (w1 >> 32) as u32,
+            };
+            e.matches(key).then(|| value_of(&e))
+        })
+    }
+
+    #[inline]
+    fn put_shared(&mut self, key: u64, v: TtValue) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let i = (key & self.mask) as usize;
+        let b = self.shared_bucket(i);
+        let j = victim(&b, key);
+        if !b[j].occupied() {
+            self.used += 1;
+        }
+        let w1 = v.pn as u64 | (v.dn as u64) << 32;
+        self.buckets.word(i, j, 1).store(w1, Relaxed);
+        self.buckets
+            .word(i, j, 0)
+            .store(tag_of(key, &v) ^ w1, Relaxed);
+    }
+
+    /// Creates (or empties) the file of a table shared by processes, of at
+    /// most `bytes` bytes (a power of two buckets, at least 4 MiB), for
+    /// [`Tt::open_shared`].
+    pub fn create_shared(path: &std::path::Path, bytes: usize) -> std::io::Result<()> {
+        let want = (bytes / std::mem::size_of::<Bucket>()).max(MIN_BUCKETS);
+        let n = if want.is_power_of_two() {
+            want
+        } else {
+            want.next_power_of_two() / 2
+        };
+        let f = std::fs::File::create(path)?;
+        f.set_len((n * std::mem::size_of::<Bucket>()) as u64)
+    }
+
+    /// Maps the shared table file made by [`Tt::create_shared`]; its
+    /// entries are shared with every process that maps it.
+    pub fn open_shared(path: &std::path::Path) -> std::io::Result<Tt> {
+        use std::io::{Error, ErrorKind};
+        #[cfg(target_os = "linux")]
+        {
+            let found = IN_PROCESS
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .find(|(p, _, _)| p == path)
+                .map(|&(_, off, n)| (off, n));
+            let map = SHARED_MAPS
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, m)| m.clone());
+            if let (Some((off, n)), Some(map)) = (found, map) {
+                return Ok(Tt {
+                    buckets: Slab {
+                        ptr: (map.base as usize + off) as *mut Bucket,
+                        len: n,
+                        shared: true,
+                        map: (map.base, map.bytes),
+                        _keep: Some(map),
+                    },
+                    n,
+                    mask: n as u64 - 1,
+                    used: 0,
+                });
+            }
+        }
+        let bytes = std::fs::metadata(path)?.len() as usize;
+        let n = bytes / std::mem::size_of::<Bucket>();
+        if bytes % std::mem::size_of::<Bucket>() != 0 || !n.is_power_of_two() || n < MIN_BUCKETS {
+            return Err(Error::new(
+                ErrorKind::InvalidData,
+                format!(
+                    "{bytes} bytes is not a shared table's size (a power of two buckets of 64 bytes, at least 4 MiB)"
+                ),
+            ));
+        }
+        let buckets = Slab::map_shared(path)?;
+        if buckets.len != n {
+            return Err(Error::new(
+                ErrorKind::InvalidData,
+                "the shared table changed size since this process mapped it",
+            ));
+        }
+        Ok(Tt {
+            buckets,
+            n,
+            mask: n as u64 - 1,
+            used: 0,
+        })
+    }
+
+    /// Makes a table of at most `bytes` bytes (a power of two buckets, at
+    /// least 4 MiB) in this process's memory, shared by every
+    /// [`Tt::open_shared`] of `path` in this process (threads: no file,
+    /// and huge pages where the platform has them), until
+    /// [`Tt::release_shared`].
+    pub fn create_in_process(path: &std::path::Path, bytes: usize) {
+        #[cfg(target_os = "linux")]
+        {
+            let want = (bytes / std::mem::size_of::<Bucket>()).max(MIN_BUCKETS);
+            let n = if want.is_power_of_two() {
+                want
+            } else {
+                want.next_power_of_two() / 2
+            };
+            let mut slab = Slab::new(n);
+            // The mapping now belongs to the registry's SharedMap.
+            let map = std::sync::Arc::new(SharedMap {
+                base: slab.map.0,
+                bytes: slab.map.1,
+            });
+            let offset = slab.ptr as usize - slab.map.0 as usize;
+            slab.shared = true; // its Drop leaves the mapping alone
+            drop(slab);
+            let mut maps = SHARED_MAPS.lock().unwrap_or_else(|e| e.into_inner());
+            maps.retain(|(p, _)| p != path);
+            maps.push((path.to_path_buf(), map));
+            IN_PROCESS.lock().unwrap_or_else(|e| e.into_inner()).push((
+                path.to_path_buf(),
+                offset,
+                n,
+            ));
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (path, bytes);
+    }
+
+    /// Lets this process's mapping of the shared table at `path` go once
+    /// no table uses it (the master, when its run ends).
+    pub fn release_shared(path: &std::path::Path) {
+        #[cfg(target_os = "linux")]
+        SHARED_MAPS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(p, _)| p != path);
+        #[cfg(target_os = "linux")]
+        IN_PROCESS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(p, _, _)| p != path);
+        #[cfg(not(target_os = "linux"))]
+        let _ = path;
+    }
+
+    /// Whether this table is shared with other processes.
+    pub fn is_shared(&self) -> bool {
+        self.buckets.shared
+    }
+
     /// Writes the buckets in use (for resuming a stopped search).
     pub fn save(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        if self.buckets.shared {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "a shared table is not saved (other processes write it)",
+            ));
+        }
         w.write_all(&(self.n as u64).to_le_bytes())?;
         w.write_all(&self.used.to_le_bytes())?;
         w.write_all(self.raw())
@@ -319,6 +638,9 @@ impl Tt {
     /// The checksum of what [`Tt::save`] writes (the buckets in use and
     /// their count), for [`Tt::load`] to check.
     pub fn checksum(&self) -> u64 {
+        if self.buckets.shared {
+            return 0;
+        }
         body_checksum(self.n as u64, self.used, self.raw())
     }
 
@@ -339,6 +661,9 @@ impl Tt {
     pub fn load(&mut self, r: &mut impl std::io::Read, checksum: u64) -> std::io::Result<bool> {
         use std::io::{Error, ErrorKind};
         let mut b8 = [0u8; 8];
+        if self.buckets.shared {
+            return Ok(false);
+        }
         r.read_exact(&mut b8)?;
         let n = u64::from_le_bytes(b8);
         r.read_exact(&mut b8)?;
@@ -496,6 +821,47 @@ mod tests {
         assert!(t.get((7 << 40) | 5).is_some());
         assert!(t.get(5).is_none());
         assert!(t.used() <= t.capacity());
+    }
+
+    #[test]
+    fn a_shared_table_is_seen_by_every_mapping() {
+        let dir = std::env::temp_dir().join(format!("ap-tt-shared-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("tt");
+        Tt::create_shared(&path, 8 << 20).unwrap();
+        let mut a = Tt::open_shared(&path).unwrap();
+        let b = Tt::open_shared(&path).unwrap();
+        assert!(a.is_shared() && b.is_shared());
+        assert_eq!(b.capacity(), (8 << 20) / ENTRY_BYTES as u64);
+        let v = TtValue {
+            pn: 3,
+            dn: 7,
+            work: 4,
+        };
+        for k in 0..1000u64 {
+            a.put(k.wrapping_mul(0x9e37_79b9_7f4a_7c15), v);
+        }
+        for k in 0..1000u64 {
+            assert_eq!(b.get(k.wrapping_mul(0x9e37_79b9_7f4a_7c15)), Some(v));
+        }
+        assert_eq!(b.get(12345), None);
+        // A torn entry (value word of another write) reads as absent.
+        let key = 0x1234_5678_9abc_def0u64;
+        a.put(key, v);
+        let i = (key & a.mask) as usize;
+        let j = (0..WAYS)
+            .find(|&j| a.shared_bucket(i)[j].matches(key))
+            .unwrap();
+        a.buckets
+            .word(i, j, 1)
+            .store(99 | 5 << 32, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(b.get(key), None);
+        // Not saved, and a file of the wrong size is refused.
+        assert!(a.save(&mut Vec::new()).is_err());
+        Tt::release_shared(&path);
+        std::fs::write(&path, [0u8; 100]).unwrap();
+        assert!(Tt::open_shared(&path).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -20,6 +20,9 @@ use std::time::Instant;
 pub(crate) enum ExecutorKind {
     /// Worker processes on this machine.
     Local,
+    /// Jobs as threads of this process (no process start per job, one
+    /// mapping of the shared table): the fastest on one machine.
+    Threads,
     /// Slurm batch jobs (sbatch; the work directory must be shared).
     Slurm,
 }
@@ -59,10 +62,54 @@ pub(crate) struct ManyArgs {
         value_name = "ARGS"
     )]
     slurm_args: String,
+    /// With the local executor, the jobs do not share one transposition
+    /// table (by default they map one file of `--memory` bytes on
+    /// /dev/shm, so a job finds what earlier and concurrent jobs learnt).
+    #[arg(long)]
+    no_shared_table: bool,
     /// The worker command instead of this program's `job run` (another
     /// engine; the job file is its last argument).
     #[arg(long, hide = true, value_name = "COMMAND")]
     worker: Option<String>,
+}
+
+/// Where the local jobs' shared table goes: on /dev/shm (memory) where
+/// there is one, else the temporary directory; named by this process.
+fn shared_table_path() -> PathBuf {
+    let shm = std::path::Path::new("/dev/shm");
+    let dir = if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
+    remove_stale_tables(&dir);
+    dir.join(format!("antiproof-{}.tt", std::process::id()))
+}
+
+/// Removes the shared tables of masters that are gone (killed before they
+/// could remove their own), so a killed master does not keep its table's
+/// memory on /dev/shm.
+fn remove_stale_tables(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("antiproof-"))
+            .and_then(|n| n.strip_suffix(".tt"))
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: kill with signal 0 only checks that the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } != 0
+            && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 /// A count such as `1000`, `500k`, `2M`, `1G`.
@@ -123,6 +170,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     };
     let mut exec: Box<dyn Executor> = match many.executor {
         ExecutorKind::Local => Box::new(Local::new(worker)),
+        ExecutorKind::Threads => Box::new(crate::jobs::executor::Threads::new()),
         ExecutorKind::Slurm => Box::new(Slurm::new(worker, &many.slurm_args)?),
     };
     let store = Store::open(&args.db)?;
@@ -143,6 +191,15 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         tables: args.tables.as_ref().map(|t| t.canonicalize()).transpose()?,
         deadline,
         stop: Some(crate::search::run::stop_flag()),
+        shared_tt: (many.executor != ExecutorKind::Slurm && !many.no_shared_table)
+            .then(shared_table_path),
+        in_process: many.executor == ExecutorKind::Threads,
+        // A job's start-up (a process, its table mapped) costs about a
+        // search of tens of thousands of nodes; a thread's, little.
+        min_nodes: match many.executor {
+            ExecutorKind::Threads => many.job_nodes / 100,
+            _ => many.job_nodes / 10,
+        },
     };
     let show = io::stderr().is_terminal() && !args.json;
     let mut show_status = |s: &Status| {
@@ -184,6 +241,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             "rules": rules.to_string(),
             "jobs": many.jobs,
             "executor": format!("{:?}", many.executor).to_lowercase(),
+            "shared_table": cfg.shared_tt.is_some(),
             "store_records": store.len(rules)?,
             "db": args.db.display().to_string(),
             "cpu_s": cpu,
