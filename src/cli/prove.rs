@@ -97,6 +97,9 @@ struct Summary {
     store_records: u64,
     store_bytes: u64,
     tt_bytes: u64,
+    /// Bytes of the in-memory filter of the store's positions (about 2.4
+    /// a record).
+    filter_bytes: u64,
     peak_memory_bytes: Option<u64>,
     time_s: f64,
     cpu_s: Option<f64>,
@@ -193,6 +196,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         store_records: store.len(rule_set)?,
         store_bytes: store.file_bytes(),
         tt_bytes: report.tt_bytes,
+        filter_bytes: report.filter_bytes,
         peak_memory_bytes: read_status_kb("VmHWM:").map(|k| k * 1024),
         time_s: secs,
         cpu_s: cpu_seconds(),
@@ -463,9 +467,10 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     if let Some(p) = s.peak_memory_bytes {
         writeln!(
             out,
-            "peak memory:     {:.1} MB (tt {:.1} MB)",
+            "peak memory:     {:.1} MB (tt {:.1} MB, stored-position filter {:.2} MB)",
             p as f64 / 1e6,
-            s.tt_bytes as f64 / 1e6
+            s.tt_bytes as f64 / 1e6,
+            s.filter_bytes as f64 / 1e6
         )?;
     }
     match s.cpu_s {

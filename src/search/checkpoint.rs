@@ -117,8 +117,17 @@ impl Prover<'_> {
             let child = pos.play(m);
             let irr = m.is_irreversible();
             let z = child.zobrist();
-            if (!irr && self.search.path.repeats(z)) || self.writer.stored.contains_key(&z) {
+            if !irr && self.search.path.repeats(z) {
                 continue;
+            }
+            match self.writer.is_stored(&child) {
+                Ok(false) => {}
+                Ok(true) => continue,
+                Err(e) => {
+                    self.writer.error = Some(e);
+                    self.search.stopped = true;
+                    return;
+                }
             }
             let ckey = child_key(key, m, &child);
             let Some(v) = self.search.tt.get(ckey) else {
@@ -152,10 +161,12 @@ impl Prover<'_> {
     /// Extracts and writes the proof of a proven node (the path's top is
     /// `pos`) unless it is stored; a store error stops the search.
     pub(super) fn checkpoint(&mut self, pos: &Position, key: u64) {
-        if self.writer.stored.contains_key(&pos.zobrist()) {
-            return;
-        }
-        match self.extract_and_store(pos, key) {
+        let r = match self.writer.is_stored(pos) {
+            Ok(true) => return,
+            Ok(false) => self.extract_and_store(pos, key),
+            Err(e) => Err(SearchError::Store(e)),
+        };
+        match r {
             Ok(_) => {}
             Err(SearchError::Store(e)) => {
                 self.writer.error = Some(e);

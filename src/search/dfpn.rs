@@ -342,7 +342,7 @@ impl Prover<'_> {
 
     /// The initial (pn, dn, size) of a child not searched yet.
     #[inline]
-    fn eval_child(&self, child: &Position, key: u64, irr: bool) -> (u32, u32, u32) {
+    fn eval_child(&mut self, child: &Position, key: u64, irr: bool) -> (u32, u32, u32) {
         let z = child.zobrist();
         if !irr && self.search.path.repeats(z) {
             return (INF, 0, 0);
@@ -381,16 +381,23 @@ impl Prover<'_> {
         if let Some(win) = self.endgame_win(child) {
             return if win { (0, INF, 1) } else { (INF, 0, 0) };
         }
-        let stored = &self.writer.stored;
-        if !stored.is_empty()
-            && let Some(&v) = stored.get(&z)
-            && (!self.fifty || self.fits(child, self.writer.needs.get(&z).copied()))
-        {
-            return if (v & 1 == 1) == or {
-                (0, INF, sat(v >> 1).max(1))
-            } else {
-                (INF, 0, 0)
-            };
+        if !self.writer.filter_is_empty() {
+            // Confirmed by the store's full key (cached).
+            match self.writer.stored_get(child) {
+                Ok(Some((v, need))) if !self.fifty || self.fits(child, need) => {
+                    return if (v & 1 == 1) == or {
+                        (0, INF, sat(v >> 1).max(1))
+                    } else {
+                        (INF, 0, 0)
+                    };
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    // The search stops; the run reports the error.
+                    self.writer.error.get_or_insert(e);
+                    self.search.stopped = true;
+                }
+            }
         }
         if or {
             (1, n.max(1), 0)
@@ -417,7 +424,9 @@ impl Prover<'_> {
         let base = self.search.kids.len();
         let moves = pos.legal_moves();
         self.search.generated += moves.len() as u64;
-        // First pass: children, keys, and a prefetch of their tt slots.
+        // First pass: children, keys, and a prefetch of their tt slots
+        // (and, with a store, of their stored-position filter offsets).
+        let filter = !self.writer.filter_is_empty();
         for &m in moves.iter() {
             let child = pos.play(m);
             let irr = m.is_irreversible();
@@ -428,6 +437,9 @@ impl Prover<'_> {
                 mix(key, z)
             };
             self.search.tt.prefetch(ckey);
+            if filter {
+                self.writer.prefetch_offsets(z);
+            }
             self.search.kids.push(Kid {
                 pos: child,
                 key: ckey,
@@ -436,6 +448,11 @@ impl Prover<'_> {
                 dn: 1,
                 size: 0,
             });
+        }
+        if filter {
+            for k in &self.search.kids[base..] {
+                self.writer.prefetch_remainders(k.pos.zobrist());
+            }
         }
         // Second pass: their values.
         for i in base..self.search.kids.len() {

@@ -253,7 +253,7 @@ impl Prover<'_> {
                 let known = self.ex.known(&child.pack().0, self.clock(&child));
                 let stored = self
                     .writer
-                    .stored_get(z)
+                    .stored_get(&child)?
                     .filter(|&(_, need)| self.fits(&child, need));
                 let size = if let Known::OnPath = known {
                     continue;

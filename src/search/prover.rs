@@ -134,7 +134,13 @@ impl<'s> Prover<'s> {
 
     /// Number of stored positions known to the in-memory filter.
     pub fn stored_len(&self) -> usize {
-        self.writer.stored.len()
+        self.writer.stored_len()
+    }
+
+    /// Bytes of memory the in-memory filter of stored positions holds
+    /// (about 2.4 a record; 0 without a store).
+    pub fn filter_bytes(&self) -> u64 {
+        self.writer.filter_bytes()
     }
 
     /// Proves (or disproves) a win for the prover from `root`, writing the
@@ -171,6 +177,7 @@ impl<'s> Prover<'s> {
             root_pn: 1,
             root_dn: 1,
             tt_bytes: self.search.tt.bytes(),
+            filter_bytes: self.writer.filter_bytes(),
             proof_need: None,
             elapsed: Duration::ZERO,
         };
@@ -250,6 +257,7 @@ impl<'s> Prover<'s> {
         report.nodes = self.search.nodes;
         report.generated = self.search.generated;
         report.records_written = self.writer.written;
+        report.filter_bytes = self.writer.filter_bytes();
         report.elapsed = self.search.budget.start.elapsed();
         Ok(report)
     }

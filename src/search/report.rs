@@ -66,6 +66,9 @@ pub struct ProveReport {
     pub root_dn: u32,
     /// Bytes of the transposition table.
     pub tt_bytes: u64,
+    /// Bytes of the in-memory filter of stored positions at the end of
+    /// the run (0 without a store).
+    pub filter_bytes: u64,
     /// Under the fifty-move rule, of a proof in the store: its headroom
     /// need, the most plies from the root to the first capture, pawn move
     /// or game end along any line of the stored proof (it holds from a

@@ -7,35 +7,55 @@
 //! stored Loss to a stored Win or a won game end.
 //!
 //! The writer also keeps the in-memory filter of stored positions the
-//! search and the extraction consult.
+//! search and the extraction consult ([`StoredFilter`]: hashes only, every
+//! hit confirmed by the store by the full key).
 //!
 //! Under the fifty-move rule the records go to the rule set's own table
 //! with each position's headroom need ([`crate::store::Need`]); where one
 //! position has several proofs the one with the smallest need (then the
-//! smallest size) is kept, in the store and in the filter.
+//! smallest size) is kept in the store, which the lookups read.
 
 use super::extract::{ExKind, Extraction};
 use super::report::ProofSummary;
 use crate::rules::{PackedPosition, Position};
+use crate::store::filter::StoredFilter;
 use crate::store::{self, Key, Need, Record, Store, StoreError, Verdict};
 use crate::vocab::MoveCode;
 use crate::vocab::RuleSet;
+use std::cell::RefCell;
 
 pub(super) type ZMap<V> = crate::fasthash::FastMap<u64, V>;
 
+/// Slots of the cache of confirmed store lookups (about 1.8 MB, allocated
+/// at the first lookup).
+const CACHE_SLOTS: usize = 1 << 15;
+
+/// One confirmed lookup: the full key and what the store said.
+#[derive(Clone, Copy)]
+struct CacheSlot {
+    key: Key,
+    entry: Option<(Record, Option<Need>)>,
+}
+
 /// The store side of a run: the store, the filter of stored positions, and
 /// what this run wrote.
+///
+/// The filter ([`StoredFilter`], about 2.4 bytes a record) only says which
+/// positions may be stored; every hit is confirmed by reading the store by
+/// the position's full key, and the answers (records, or "not stored" for
+/// a false positive) are kept in a small direct-mapped cache, so a search
+/// that keeps meeting the same stored children reads the store once for
+/// each. Without a store the filter and the cache are empty and cost
+/// nothing.
 pub(super) struct Writer<'s> {
     /// The store, if any.
     pub(super) store: Option<&'s Store>,
     /// The rule set of the records read and written.
     pub(super) rule_set: RuleSet,
-    /// Under the fifty-move rule: Zobrist hash of stored positions -> the
-    /// need of their proof (the one in `stored`).
-    pub(super) needs: ZMap<Need>,
-    /// Zobrist hash of stored positions -> proof size << 1 | 1 if the side
-    /// to move wins.
-    pub(super) stored: ZMap<u64>,
+    /// Zobrist hashes of the stored positions (may have false positives).
+    filter: StoredFilter,
+    /// Confirmed lookups, indexed by Zobrist hash, checked by full key.
+    cache: RefCell<Vec<Option<CacheSlot>>>,
     /// Zobrist hash of positions stored in this run -> depth of their proof.
     depths: ZMap<u32>,
     /// Records written in this run.
@@ -51,29 +71,48 @@ impl<'s> Writer<'s> {
         store: Option<&'s Store>,
         rule_set: RuleSet,
     ) -> Result<Writer<'s>, StoreError> {
-        let mut stored = ZMap::default();
-        let mut needs = ZMap::default();
-        if let Some(s) = store {
-            let reader = s.reader()?;
-            reader.for_each_entry(rule_set, |k, r, need| {
-                if let Ok(p) = Position::unpack(&PackedPosition(*k)) {
-                    stored.insert(p.zobrist(), stored_value(&r));
-                    if let Some(n) = need {
-                        needs.insert(p.zobrist(), n);
-                    }
-                }
-                Ok(())
-            })?;
-        }
+        let filter = match store {
+            Some(s) => load_filter(s, rule_set)?,
+            None => StoredFilter::default(),
+        };
         Ok(Writer {
             store,
             rule_set,
-            needs,
-            stored,
+            filter,
+            cache: RefCell::new(Vec::new()),
             depths: ZMap::default(),
             written: 0,
             error: None,
         })
+    }
+
+    /// Number of positions in the filter.
+    pub(super) fn stored_len(&self) -> usize {
+        self.filter.len()
+    }
+
+    /// Bytes of memory the filter holds.
+    pub(super) fn filter_bytes(&self) -> u64 {
+        self.filter.bytes()
+    }
+
+    /// Whether the filter holds nothing (then nothing is stored).
+    #[inline]
+    pub(super) fn filter_is_empty(&self) -> bool {
+        self.filter.is_empty()
+    }
+
+    /// Hints the processor to fetch the filter's offsets for hash `z`
+    /// (see [`StoredFilter::prefetch_offsets`]).
+    #[inline(always)]
+    pub(super) fn prefetch_offsets(&self, z: u64) {
+        self.filter.prefetch_offsets(z);
+    }
+
+    /// Hints the processor to fetch the filter's remainders for hash `z`.
+    #[inline(always)]
+    pub(super) fn prefetch_remainders(&self, z: u64) {
+        self.filter.prefetch_remainders(z);
     }
 
     /// The depth of the proof of a position stored in this run (else 0).
@@ -82,27 +121,66 @@ impl<'s> Writer<'s> {
     }
 
     /// The stored record of a position, and its need under the
-    /// fifty-move rule, if the filter knows it and the store confirms it by
-    /// the full key.
+    /// fifty-move rule: when the filter may hold it, read from the store
+    /// by the full key (or from the cache of such reads).
     pub(super) fn stored_entry(
         &self,
         pos: &Position,
     ) -> Result<Option<(Record, Option<Need>)>, StoreError> {
+        if self.store.is_none() {
+            return Ok(None);
+        }
+        let z = pos.zobrist();
+        if !self.filter.contains(z) {
+            return Ok(None);
+        }
+        self.stored_entry_by_key(z, &pos.pack().0)
+    }
+
+    /// As [`Writer::stored_entry`], for the position of Zobrist hash `z`
+    /// and packed key `key`, once the filter said it may be stored.
+    fn stored_entry_by_key(
+        &self,
+        z: u64,
+        key: &Key,
+    ) -> Result<Option<(Record, Option<Need>)>, StoreError> {
         let Some(s) = self.store else {
             return Ok(None);
         };
-        if !self.stored.contains_key(&pos.zobrist()) {
-            return Ok(None);
+        let key = *key;
+        let slot = z as usize & (CACHE_SLOTS - 1);
+        if let Some(Some(c)) = self.cache.borrow().get(slot)
+            && c.key == key
+        {
+            return Ok(c.entry);
         }
-        s.get_entry(self.rule_set, &pos.pack().0)
+        let entry = s.get_entry(self.rule_set, &key)?;
+        let mut cache = self.cache.borrow_mut();
+        if cache.is_empty() {
+            cache.resize(CACHE_SLOTS, None);
+        }
+        cache[slot] = Some(CacheSlot { key, entry });
+        Ok(entry)
     }
 
-    /// The filter's value of a stored position and its need (under the
-    /// fifty-move rule).
+    /// Whether a position is stored (confirmed by the full key).
+    pub(super) fn is_stored(&self, pos: &Position) -> Result<bool, StoreError> {
+        Ok(self.stored_entry(pos)?.is_some())
+    }
+
+    /// A stored position's proof size << 1 | 1 if the side to move wins,
+    /// and its need (under the fifty-move rule), confirmed by the full key.
     #[inline]
-    pub(super) fn stored_get(&self, z: u64) -> Option<(u64, Option<Need>)> {
-        let v = *self.stored.get(&z)?;
-        Some((v, self.needs.get(&z).copied()))
+    pub(super) fn stored_get(
+        &self,
+        pos: &Position,
+    ) -> Result<Option<(u64, Option<Need>)>, StoreError> {
+        if self.filter.is_empty() {
+            return Ok(None);
+        }
+        Ok(self
+            .stored_entry(pos)?
+            .map(|(r, need)| (stored_value(&r), need)))
     }
 
     /// Sizes, depth and store writes of the extracted proof rooted at
@@ -115,14 +193,13 @@ impl<'s> Writer<'s> {
         let (depth, on_tables) = depths(ex);
         let size = sizes(ex);
         // Records of the nodes reachable from the root.
-        let fifty = self.rule_set.fifty_move;
         let n = ex.nodes.len();
         let mut batch: Vec<(Key, Record, Need)> = Vec::new();
         let mut seen = vec![false; n];
         let mut stack = vec![root];
         seen[root as usize] = true;
         let mut written = 0u64;
-        let mut new_stored: Vec<(u64, u64, Need, u32)> = Vec::new();
+        let mut new_stored: Vec<(u64, Option<u32>)> = Vec::new();
         while let Some(j) = stack.pop() {
             let node = &ex.nodes[j as usize];
             let flags = if on_tables[j as usize] {
@@ -146,8 +223,16 @@ impl<'s> Writer<'s> {
                 _ => None,
             };
             if let Some(r) = rec {
+                // Under the fifty-move rule the store keeps the better of
+                // two proofs of one position; the depth kept is its.
+                let kept = !self.rule_set.fifty_move
+                    || !self.filter.contains(node.z)
+                    || match self.stored_entry_by_key(node.z, &node.packed)? {
+                        Some((o, Some(on))) => store::fifty_better((&r, node.need), (&o, on)),
+                        _ => true,
+                    };
                 batch.push((node.packed, r, node.need));
-                new_stored.push((node.z, stored_value(&r), node.need, depth[j as usize]));
+                new_stored.push((node.z, kept.then_some(depth[j as usize])));
             }
             for &c in &node.children {
                 if !seen[c as usize] {
@@ -163,22 +248,26 @@ impl<'s> Writer<'s> {
         }
         self.put(&batch)?;
         written += batch.len() as u64;
-        if self.store.is_some() {
-            for (z, v, need, d) in new_stored {
-                if fifty {
-                    // Keep the filter's entry of the better proof, as the
-                    // store does.
-                    let better = match (self.stored.get(&z), self.needs.get(&z)) {
-                        (Some(&ov), Some(&on)) => (need, v >> 1) < (on, ov >> 1),
-                        _ => true,
-                    };
-                    if !better {
-                        continue;
+        if let Some(s) = self.store {
+            let mut rebuild = false;
+            {
+                let mut cache = self.cache.borrow_mut();
+                for &(z, d) in &new_stored {
+                    // The store now decides these positions afresh.
+                    if let Some(c) = cache.get_mut(z as usize & (CACHE_SLOTS - 1)) {
+                        *c = None;
                     }
-                    self.needs.insert(z, need);
+                    rebuild |= !self.filter.insert(z);
+                    if let Some(d) = d {
+                        self.depths.insert(z, d);
+                    }
                 }
-                self.stored.insert(z, v);
-                self.depths.insert(z, d);
+            }
+            if rebuild {
+                // Past its load: rebuilt from the store's keys, sized for
+                // them.
+                self.filter = StoredFilter::default();
+                self.filter = load_filter(s, self.rule_set)?;
             }
         }
         self.written += written;
@@ -286,7 +375,85 @@ fn sizes(ex: &Extraction) -> Vec<u64> {
     size
 }
 
-/// The filter's value of a record: proof size << 1 | 1 for a win.
+/// The filter of the positions stored for `rule_set`, from the store's
+/// keys: sized for the store's record count, and built as they come (never
+/// more than the filter and a small side set in memory).
+fn load_filter(s: &Store, rule_set: RuleSet) -> Result<StoredFilter, StoreError> {
+    let mut filter = StoredFilter::with_expected(s.len(rule_set)?);
+    let reader = s.reader()?;
+    reader.for_each_entry(rule_set, |k, _, _| {
+        if let Ok(p) = Position::unpack(&PackedPosition(*k)) {
+            filter.insert(p.zobrist());
+        }
+        Ok(())
+    })?;
+    filter.fold();
+    Ok(filter)
+}
+
+/// A record's value for ranking and proof-size estimates: proof size << 1
+/// | 1 for a win.
 pub(super) fn stored_value(r: &Record) -> u64 {
     (r.size.min(u64::MAX >> 2) << 1) | (r.verdict == Verdict::Win) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::Rules;
+
+    fn loss(size: u64) -> Record {
+        Record {
+            verdict: Verdict::Loss,
+            flags: 0,
+            mv: MoveCode::NONE,
+            size,
+        }
+    }
+
+    #[test]
+    fn hits_are_confirmed_by_the_full_key_and_cached() {
+        let dir = std::env::temp_dir().join(format!("antiproof-write-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.redb");
+        let _ = std::fs::remove_file(&path);
+        let rules = RuleSet::from(Rules::International);
+        let (stored, _) = Position::startpos().play_line(&["e3", "e5"]).unwrap();
+        let (absent, _) = Position::startpos().play_line(&["e3", "d5"]).unwrap();
+        let store = Store::open(&path).unwrap();
+        store
+            .put_batch(rules, &[(stored.pack().0, loss(42))])
+            .unwrap();
+        let mut w = Writer::open(Some(&store), rules).unwrap();
+        assert_eq!(w.stored_len(), 1);
+        assert!(w.filter_bytes() > 0);
+        let want = Some((loss(42), None));
+        assert_eq!(w.stored_entry(&stored).unwrap(), want);
+        assert_eq!(w.stored_get(&stored).unwrap(), Some((42 << 1, None)));
+        // A false positive of the filter (simulated: the hash of a position
+        // that is not stored) is rejected by the store.
+        assert!(!w.is_stored(&absent).unwrap());
+        w.filter.insert(absent.zobrist());
+        assert!(w.filter.contains(absent.zobrist()));
+        assert!(!w.is_stored(&absent).unwrap());
+        assert_eq!(w.stored_get(&absent).unwrap(), None);
+        // Answers come from the cache now: a record the writer did not
+        // write is not seen...
+        store
+            .put_batch(rules, &[(stored.pack().0, loss(7))])
+            .unwrap();
+        assert_eq!(w.stored_entry(&stored).unwrap(), want);
+        // ... until the slot is dropped, as `write_proof` does for what it
+        // writes.
+        w.cache.borrow_mut()[stored.zobrist() as usize & (CACHE_SLOTS - 1)] = None;
+        assert_eq!(w.stored_entry(&stored).unwrap(), Some((loss(7), None)));
+        drop(w);
+        // Without a store: nothing, and no memory.
+        let none = Writer::open(None, rules).unwrap();
+        assert_eq!(none.stored_entry(&stored).unwrap(), None);
+        assert_eq!(none.filter_bytes(), 0);
+        assert!(none.cache.borrow().is_empty());
+        drop(store);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -40,6 +40,7 @@ use redb::{
     Builder, ConcurrencyMode, Database, DatabaseError, ReadOnlyDatabase, ReadableDatabase,
     ReadableTable, ReadableTableMetadata, TableDefinition,
 };
+pub mod filter;
 mod guard;
 mod record;
 mod top;
