@@ -58,7 +58,9 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
     let job = Job::read(path).map_err(RunJobError::Job)?;
     let db = with_suffix(path, ".redb");
     remove_store(&db);
-    let store = Store::open(&db).map_err(RunJobError::Store)?;
+    let store = Store::open_exclusive(&db).map_err(RunJobError::Store)?;
+    // A scratch store, removed when the job ends: nothing to sync.
+    store.set_lazy(true);
     let tables = job
         .file
         .tables
@@ -118,6 +120,8 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
     })?
     .map_err(RunJobError::Search)?;
     let (report, children) = report;
+    // Export reads the store through a store of its own.
+    store.sync().map_err(RunJobError::Store)?;
     drop(store);
     let outcome = match report.result {
         ProveResult::Proven => Outcome::Proven,

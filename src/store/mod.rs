@@ -206,6 +206,9 @@ pub struct Store {
     /// `None` only while being dropped.
     db: Option<Db>,
     path: PathBuf,
+    /// Whether the next commits need not reach the disk at once
+    /// ([`Store::set_lazy`]).
+    lazy: std::sync::atomic::AtomicBool,
 }
 
 impl Drop for Store {
@@ -263,16 +266,30 @@ impl Store {
     /// A store left by a killed writer is repaired here (redb's repair:
     /// everything committed is kept).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Store::open_with(path, builder())
+    }
+
+    /// As [`Store::open`], but no other process may open the store while
+    /// this one has it, and commits may be lazy ([`Store::set_lazy`]): a
+    /// job's scratch store.
+    pub fn open_exclusive(path: &Path) -> Result<Store, StoreError> {
+        let mut b = Builder::new();
+        b.set_concurrency_mode(ConcurrencyMode::ExclusiveWriter);
+        Store::open_with(path, b)
+    }
+
+    fn open_with(path: &Path, builder: Builder) -> Result<Store, StoreError> {
         let existed = path.exists();
         if existed {
             existing_file(path)?;
         }
         let db = guard::guarded(path, || {
-            builder().create(path).map_err(|e| open_error(path, e))
+            builder.create(path).map_err(|e| open_error(path, e))
         })?;
         let store = Store {
             db: Some(Db::Write(db)),
             path: path.to_path_buf(),
+            lazy: std::sync::atomic::AtomicBool::new(false),
         };
         if !existed || store.is_empty_file()? {
             store.write(|tx| {
@@ -321,6 +338,7 @@ impl Store {
         let store = Store {
             db: Some(Db::Read(db)),
             path: path.to_path_buf(),
+            lazy: std::sync::atomic::AtomicBool::new(false),
         };
         store.check_schema()?;
         Ok(store)
@@ -403,14 +421,35 @@ impl Store {
         }
     }
 
+    /// With `lazy`, the following commits are not synced to the disk: a
+    /// crash (or SIGKILL) may lose them, never the store, which reopens at
+    /// the last commit made without it. Only for a store of
+    /// [`Store::open_exclusive`] (a job's scratch store). Turning it off
+    /// makes the next commit durable (with everything before it).
+    pub fn set_lazy(&self, lazy: bool) {
+        self.lazy.store(lazy, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Makes every commit so far durable (an empty durable commit).
+    pub fn sync(&self) -> Result<(), StoreError> {
+        let lazy = self.lazy.swap(false, std::sync::atomic::Ordering::Relaxed);
+        let r = self.write(|_| Ok(()));
+        self.set_lazy(lazy);
+        r
+    }
+
     /// Runs `f` in one write transaction and commits it, guarded.
     fn write(
         &self,
         f: impl FnOnce(&redb::WriteTransaction) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let db = self.writer()?;
+        let lazy = self.lazy.load(std::sync::atomic::Ordering::Relaxed);
         guard::guarded(&self.path, || {
-            let tx = db.begin_write().map_err(engine)?;
+            let mut tx = db.begin_write().map_err(engine)?;
+            if lazy {
+                tx.set_durability(redb::Durability::None).map_err(engine)?;
+            }
             f(&tx)?;
             tx.commit().map_err(engine)
         })
