@@ -130,8 +130,27 @@ pub struct MasterReport {
     pub top_bytes_per_node: u64,
     /// Wall-clock seconds.
     pub time_s: f64,
+    /// The root's moves as the top tree has them: how far each got.
+    pub root_moves: Vec<MoveFigure>,
     /// Every job.
     pub each: Vec<JobFigure>,
+}
+
+/// A root move's standing in the top tree.
+#[derive(Clone, Debug, Serialize)]
+pub struct MoveFigure {
+    /// The move (SAN).
+    pub san: String,
+    /// `frontier`, `inflight`, `inner`, `proven`, `disproven` or `failed`.
+    pub state: String,
+    /// Its proof number.
+    pub pn: u32,
+    /// Its disproof number.
+    pub dn: u32,
+    /// The replies to it in the top tree (0 until it is expanded).
+    pub replies: u32,
+    /// Of those, the ones proven (a win for the winner after the reply).
+    pub replies_proven: u32,
 }
 
 /// A progress report, once a round at most once a second.
@@ -261,6 +280,7 @@ pub fn run_master(
             top_nodes: 0,
             top_bytes_per_node: (NODE_LEN + 8) as u64,
             time_s: 0.0,
+            root_moves: Vec::new(),
             each: Vec::new(),
         },
         top,
@@ -278,6 +298,7 @@ pub fn run_master(
     m.report.root_pn = root.pn;
     m.report.root_dn = root.dn;
     m.report.top_nodes = m.top.len();
+    m.report.root_moves = m.root_moves(&root)?;
     m.report.result = match root.state {
         State::Proven => MasterResult::Proven,
         State::Disproven | State::Failed if m.top.census()?[State::Failed as usize] > 0 => {
@@ -292,6 +313,34 @@ pub fn run_master(
 }
 
 impl Master<'_, '_> {
+    /// The root's moves with their numbers and replies proven, best first
+    /// (by proof number where the winner moves, else disproof number).
+    fn root_moves(&self, root: &super::top::TopNode) -> Result<Vec<MoveFigure>, MasterError> {
+        let pos = root.position();
+        let or = pos.turn() == self.cfg.winner;
+        let mut out = Vec::new();
+        for (_, c) in self.top.children(root)? {
+            let code = crate::vocab::MoveCode::from_raw(c.mv);
+            let san = crate::rules::move_of_code(&pos, code)
+                .map(|m| pos.san(m))
+                .unwrap_or_else(|| "?".into());
+            let kids = self.top.children(&c)?;
+            out.push(MoveFigure {
+                san,
+                state: format!("{:?}", c.state).to_lowercase(),
+                pn: c.pn,
+                dn: c.dn,
+                replies: kids.len() as u32,
+                replies_proven: kids
+                    .iter()
+                    .filter(|(_, k)| k.state == State::Proven)
+                    .count() as u32,
+            });
+        }
+        out.sort_by_key(|f| if or { (f.pn, f.dn) } else { (f.dn, f.pn) });
+        Ok(out)
+    }
+
     fn stopped(&self) -> bool {
         self.cfg
             .stop

@@ -290,6 +290,28 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             super::fmt_pn(report.root_dn),
             if report.resumed { " (resumed)" } else { "" }
         )?;
+        let best: Vec<String> = report
+            .root_moves
+            .iter()
+            .take(3)
+            .map(|f| {
+                let replies = if f.replies > 0 {
+                    format!(", {} of {} replies proven", f.replies_proven, f.replies)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{} ({}, pn {} dn {}{replies})",
+                    f.san,
+                    f.state,
+                    super::fmt_pn(f.pn),
+                    super::fmt_pn(f.dn)
+                )
+            })
+            .collect();
+        if !best.is_empty() {
+            writeln!(out, "best moves:      {}", best.join("; "))?;
+        }
         writeln!(
             out,
             "store:           {} ({} records, {} merged now)",
