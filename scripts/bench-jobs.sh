@@ -31,16 +31,16 @@ for r in $(seq "$rounds"); do
     args=(prove --db "$scratch/s.redb" --memory "$memory" --json)
     [ "$mode" = many ] && args+=(--jobs "$jobs" --executor "$executor")
     t0=$(date +%s.%N)
-    out=$(/usr/bin/time -f "%U %S" -o "$scratch/time" "$bin" "${args[@]}" "$@")
+    /usr/bin/time -f "%U %S" -o "$scratch/time" "$bin" "${args[@]}" "$@" > "$scratch/out.json" || true
     t1=$(date +%s.%N)
     wall=$(echo "$t1 - $t0" | bc)
     cpu=$(awk '{print $1 + $2}' "$scratch/time")
     read -r result nodes < <(python3 -c '
 import json, sys
-d = json.loads(sys.argv[1])
+d = json.load(open(sys.argv[1]))
 r = d.get("report")
 nodes = sum(j["nodes"] for j in r["each"]) if isinstance(r, dict) and "each" in r else d.get("nodes", 0)
-print(d["result"], nodes)' "$out")
+print(d["result"], nodes)' "$scratch/out.json")
     printf '%-4s round %d: %-8s %7.2f s wall %7.2f s CPU %12d nodes\n' "$mode" "$r" "$result" "$wall" "$cpu" "$nodes"
     if [ "$mode" = one ]; then one+=("$wall"); else many+=("$wall"); fi
   done

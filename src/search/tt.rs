@@ -508,8 +508,20 @@ impl Tt {
 
     /// Maps the shared table file made by [`Tt::create_shared`]; its
     /// entries are shared with every process that maps it.
+    /// The file must be named `antiproof-*.tt` (so a wrong job file
+    /// cannot have a worker write over some other file).
     pub fn open_shared(path: &std::path::Path) -> std::io::Result<Tt> {
         use std::io::{Error, ErrorKind};
+        let named = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("antiproof-") && n.ends_with(".tt"));
+        if !named {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                "a shared table's file name is antiproof-*.tt",
+            ));
+        }
         #[cfg(target_os = "linux")]
         {
             let found = IN_PROCESS
@@ -827,8 +839,10 @@ mod tests {
     fn a_shared_table_is_seen_by_every_mapping() {
         let dir = std::env::temp_dir().join(format!("ap-tt-shared-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("tt");
+        let path = dir.join("antiproof-test.tt");
         Tt::create_shared(&path, 8 << 20).unwrap();
+        std::fs::write(dir.join("other"), vec![0u8; 8 << 20]).unwrap();
+        assert!(Tt::open_shared(&dir.join("other")).is_err());
         let mut a = Tt::open_shared(&path).unwrap();
         let b = Tt::open_shared(&path).unwrap();
         assert!(a.is_shared() && b.is_shared());
