@@ -258,7 +258,15 @@ impl Executor for Threads {
         let mut ended = Vec::new();
         while let Ok((job, status)) = self.done_rx.try_recv() {
             if let Some(i) = self.cancelled.iter().position(|c| *c == job) {
+                // What a cancelled job wrote after it was let go.
                 self.cancelled.swap_remove(i);
+                for p in [
+                    super::job::result_path(&job),
+                    super::job::tree_path(&job),
+                    log_path(&job),
+                ] {
+                    let _ = std::fs::remove_file(p);
+                }
                 continue;
             }
             self.running.retain(|(j, _)| *j != job);

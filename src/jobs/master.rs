@@ -86,6 +86,8 @@ pub struct JobFigure {
     pub node: u64,
     /// Its node's depth in the top tree.
     pub depth: u16,
+    /// Its line from the start (SAN).
+    pub line: String,
     /// Its node budget.
     pub budget_nodes: u64,
     /// `proven`, `disproven`, `unresolved`, or `rejected`.
@@ -649,6 +651,7 @@ impl Master<'_, '_> {
             id: job.file.id.clone(),
             node,
             depth: n.depth,
+            line: job.file.line.join(" "),
             budget_nodes: job.file.budget.nodes,
             outcome: String::new(),
             rejected: None,
