@@ -61,6 +61,43 @@ fn proves_a_rung_with_a_json_summary() {
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
+/// Rung 6 (1.e3 Na6): the pass over the stored proof takes moves into
+/// positions the proof holds anyway (3,090 positions as extracted, fewer
+/// after); the exported certificate has exactly the reported positions
+/// and is certified; asked again, the store answers with the same proof.
+#[test]
+fn the_stored_proof_is_shrunk_and_still_certified() {
+    let db = temp_db("cli-shrink");
+    let db_s = db.to_str().unwrap();
+    let o = prove(&db, &["--json", "e3", "Na6"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["result"], "proven");
+    let positions = v["proof_positions"].as_u64().unwrap();
+    let before = v["shrink_before"].as_u64().unwrap();
+    assert!(v["shrink_rewritten"].as_u64().unwrap() > 0, "{v}");
+    assert!(positions < before, "{positions} >= {before}");
+    assert!(v["shrink_s"].as_f64().unwrap() <= v["time_s"].as_f64().unwrap());
+    assert!(v["extract_s"].as_f64().unwrap() <= v["time_s"].as_f64().unwrap());
+    assert_eq!(walk(&db, "e3 Na6", Color::White) as u64, positions);
+    let tree = db.with_file_name("e3-na6.tree");
+    let tree_s = tree.to_str().unwrap();
+    let o = run_cli(&["export", "--db", db_s, "e3", "Na6", "-o", tree_s]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_cli(&["verify", "--tree", tree_s]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("CERTIFIED"), "{out}");
+    assert!(
+        out.contains(&format!("positions:   {positions} distinct")),
+        "{out}"
+    );
+    let o = prove(&db, &["--json", "e3", "Na6"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json(&o)["proof_positions"].as_u64(), Some(positions));
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
 #[test]
 fn a_side_that_cannot_win_exits_1_and_a_limit_exits_3() {
     let db = temp_db("cli-codes");

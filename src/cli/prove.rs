@@ -102,6 +102,14 @@ struct Summary {
     filter_bytes: u64,
     peak_memory_bytes: Option<u64>,
     time_s: f64,
+    /// Seconds of the pass that takes smaller proofs (part of `time_s`).
+    shrink_s: f64,
+    /// Proof positions before that pass, and records it rewrote.
+    shrink_before: Option<u64>,
+    shrink_rewritten: Option<u64>,
+    /// Seconds of the final extraction of the root's proof (with its
+    /// writes; part of `time_s`).
+    extract_s: f64,
     cpu_s: Option<f64>,
     /// The stalemate rule (`international`, `fics`, `joint`).
     rules: String,
@@ -199,6 +207,10 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         filter_bytes: report.filter_bytes,
         peak_memory_bytes: read_status_kb("VmHWM:").map(|k| k * 1024),
         time_s: secs,
+        shrink_s: report.shrink_time.as_secs_f64(),
+        shrink_before: report.shrink.map(|f| f.before),
+        shrink_rewritten: report.shrink.map(|f| f.rewritten),
+        extract_s: report.extract_time.as_secs_f64(),
         cpu_s: cpu_seconds(),
         rules: rules.to_string(),
         fifty_move_rule: rule_set.fifty_move,

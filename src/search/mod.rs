@@ -13,6 +13,8 @@
 //!   of stored positions;
 //! * `checkpoint`: proofs written during and after a stopped search,
 //!   and saving and loading the tt for resuming;
+//! * `shrink`: smaller proofs, a pass over the stored proof after
+//!   extraction that takes moves into positions the proof holds anyway;
 //! * `walk`: walking a stored proof for exact figures;
 //! * `report`: progress reports, the final report, errors;
 //! * [`run`]: the search policy of the command line (the search thread,
@@ -35,6 +37,7 @@ pub mod ladder;
 mod prover;
 mod report;
 pub mod run;
+mod shrink;
 pub mod tt;
 mod walk;
 mod write;
@@ -43,4 +46,5 @@ pub use config::{Config, Limits};
 pub use frontier::ChildNumbers;
 pub use prover::Prover;
 pub use report::{Progress, ProgressFn, ProofSummary, ProveReport, ProveResult, SearchError};
+pub use shrink::{ShrinkFigures, shrink_stored_proof};
 pub use walk::{WALK_LIMIT, walk_proof, walk_proof_with};

@@ -6,13 +6,18 @@ use super::config::Config;
 use super::dfpn::Search;
 use super::extract::Extraction;
 use super::report::{Progress, ProveReport, ProveResult, SearchError};
+use super::shrink::shrink_stored_proof;
 use super::tt::INF;
 use super::walk::{WALK_LIMIT, walk_proof_with};
 use super::write::Writer;
 use crate::rules::{Color, Position, Rules};
 use crate::store::{Store, Verdict};
 use crate::tables::Tables;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// Proofs up to this many positions (by the records' estimate) are shrunk
+/// after proving ([`super::shrink`]).
+const SHRINK_LIMIT: u64 = 5_000_000;
 
 /// A proving run over one root position.
 pub struct Prover<'s> {
@@ -179,6 +184,9 @@ impl<'s> Prover<'s> {
             tt_bytes: self.search.tt.bytes(),
             filter_bytes: self.writer.filter_bytes(),
             proof_need: None,
+            shrink: None,
+            shrink_time: Duration::ZERO,
+            extract_time: Duration::ZERO,
             elapsed: Duration::ZERO,
         };
         // A draw by the fifty-move rule already.
@@ -227,7 +235,9 @@ impl<'s> Prover<'s> {
         report.root_pn = pn;
         report.root_dn = dn;
         if pn == 0 {
+            let start = Instant::now();
             let summary = self.extract_and_store(root, key)?;
+            report.extract_time = start.elapsed();
             match summary {
                 Some(s) => {
                     report.result = ProveResult::Proven;
@@ -248,6 +258,7 @@ impl<'s> Prover<'s> {
                 }
             }
             if report.result == ProveResult::Proven {
+                self.shrink(root, &mut report)?;
                 self.exact_figures(root, &mut report)?;
             }
         } else if dn == 0 {
@@ -309,6 +320,36 @@ impl<'s> Prover<'s> {
             report.root_dn = 0;
         }
         Ok(true)
+    }
+
+    /// Makes the stored proof of the proven `root` smaller where moves
+    /// into positions it holds anyway allow ([`super::shrink`]), unless it
+    /// is too big to load; the report's best move is then the root's
+    /// stored one.
+    fn shrink(&self, root: &Position, report: &mut ProveReport) -> Result<(), SearchError> {
+        let Some(store) = self.writer.store else {
+            return Ok(());
+        };
+        if report.proof_positions > SHRINK_LIMIT {
+            return Ok(());
+        }
+        let start = Instant::now();
+        let endgame_leaf = |p: &Position| self.endgame(p).and_then(|(w, n)| w.then_some(n));
+        let rules = self.writer.rule_set;
+        report.shrink =
+            shrink_stored_proof(store, rules, root, self.prover, &endgame_leaf, SHRINK_LIMIT)?;
+        if report.shrink.is_some_and(|f| f.rewritten > 0)
+            && root.turn() == self.prover
+            && let Some((rec, _)) = self.writer.stored_entry(root)?
+        {
+            report.best_move = root
+                .legal_moves()
+                .iter()
+                .copied()
+                .find(|m| m.watkins_code().same_move(rec.mv));
+        }
+        report.shrink_time = start.elapsed();
+        Ok(())
     }
 
     /// Replaces the proof's size and depth by exact figures from a walk of

@@ -74,6 +74,15 @@ pub struct ProveReport {
     /// or game end along any line of the stored proof (it holds from a
     /// root clock of `100 - need` or less).
     pub proof_need: Option<u32>,
+    /// What the pass over the stored proof that takes smaller proofs did
+    /// ([`super::shrink_stored_proof`]), when it ran.
+    pub shrink: Option<super::ShrinkFigures>,
+    /// Time that pass took (part of `elapsed`).
+    pub shrink_time: Duration,
+    /// Time the final extraction of the root's proof took, with its store
+    /// writes (part of `elapsed`; checkpoints during the search are not
+    /// counted here).
+    pub extract_time: Duration,
     /// Time taken.
     pub elapsed: Duration,
 }

@@ -598,6 +598,34 @@ impl Store {
         })
     }
 
+    /// Writes a batch of records in one transaction, each replacing the
+    /// key's record whatever it was (under the fifty-move rule with its
+    /// need; the need is ignored otherwise). For rewriting a stored proof
+    /// in place (`crate::search` shrinking a proof): the caller keeps it
+    /// closed and acyclic.
+    pub fn replace_batch(
+        &self,
+        rules: RuleSet,
+        items: &[(Key, Record, Need)],
+    ) -> Result<(), StoreError> {
+        if !rules.fifty_move {
+            let plain: Vec<(Key, Record)> = items.iter().map(|&(k, r, _)| (k, r)).collect();
+            return self.put_batch(rules, &plain);
+        }
+        if items.is_empty() {
+            return Ok(());
+        }
+        self.write(|tx| {
+            let mut table = tx
+                .open_table(ProvenFifty::new(&table_name(rules)))
+                .map_err(engine)?;
+            for (k, r, need) in items {
+                table.insert(k, &fifty_bytes(r, *need)).map_err(engine)?;
+            }
+            Ok(())
+        })
+    }
+
     /// Number of proven positions under a rule set.
     pub fn len(&self, rules: impl Into<RuleSet>) -> Result<u64, StoreError> {
         let rules = rules.into();
@@ -772,6 +800,28 @@ mod tests {
         assert_eq!(s.get(Rules::Fics, &[7; KEY_LEN]).unwrap(), None);
         assert_eq!(s.len(Rules::International).unwrap(), 1);
         assert!(Record::from_bytes(&[9; RECORD_LEN]).is_err());
+        drop(s);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `replace_batch` overwrites whatever is stored, under the fifty-move
+    /// rule too, where `put_batch_fifty` keeps the better record.
+    #[test]
+    fn replace_batch_overwrites_under_every_rule_set() {
+        let (dir, path) = fresh("replace");
+        let s = Store::open(&path).unwrap();
+        let k = [5; KEY_LEN];
+        let plain = RuleSet::new(Rules::International, false);
+        s.put_batch(plain, &[(k, win(1, 10))]).unwrap();
+        s.replace_batch(plain, &[(k, win(2, 20), 0)]).unwrap();
+        assert_eq!(s.get(plain, &k).unwrap(), Some(win(2, 20)));
+        let fifty = RuleSet::new(Rules::International, true);
+        s.put_batch_fifty(fifty, &[(k, win(1, 10), 7)]).unwrap();
+        // Larger: put_batch_fifty keeps the old one, replace_batch does not.
+        s.put_batch_fifty(fifty, &[(k, win(2, 20), 7)]).unwrap();
+        assert_eq!(s.get_entry(fifty, &k).unwrap(), Some((win(1, 10), Some(7))));
+        s.replace_batch(fifty, &[(k, win(2, 20), 6)]).unwrap();
+        assert_eq!(s.get_entry(fifty, &k).unwrap(), Some((win(2, 20), Some(6))));
         drop(s);
         std::fs::remove_dir_all(&dir).unwrap();
     }
