@@ -553,7 +553,10 @@ impl Tt {
         }
         let bytes = std::fs::metadata(path)?.len() as usize;
         let n = bytes / std::mem::size_of::<Bucket>();
-        if bytes % std::mem::size_of::<Bucket>() != 0 || !n.is_power_of_two() || n < MIN_BUCKETS {
+        if !bytes.is_multiple_of(std::mem::size_of::<Bucket>())
+            || !n.is_power_of_two()
+            || n < MIN_BUCKETS
+        {
             return Err(Error::new(
                 ErrorKind::InvalidData,
                 format!(
