@@ -420,3 +420,40 @@ fn a_job_whose_history_does_not_lead_to_its_root_is_refused() {
     assert!(err.contains("history"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_job_naming_another_file_as_its_shared_table_leaves_that_file_alone() {
+    let dir = temp_dir("sharedname");
+    // A file of a shared table's size that is not one.
+    let victim = dir.join("victim.bin");
+    let bytes = vec![7u8; 4 << 20];
+    std::fs::write(&victim, &bytes).unwrap();
+    let job = dir.join("j.json");
+    std::fs::write(
+        &job,
+        format!(
+            r#"{{"format":"antiproof-job","version":1,"id":"s","root_fen":"rnbqkbnr/ppp1pppp/8/3p4/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 2","line":["e3","d5"],"rules":"international","winner":"white","budget":{{"nodes":100000,"time_s":10,"memory_bytes":16777216}},"tables":null,"shared_tt":"{}"}}"#,
+            victim.display()
+        ),
+    )
+    .unwrap();
+    let o = Command::new(EXE)
+        .args(["job", "run"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("shared table"), "{err}");
+    assert_eq!(
+        std::fs::read(&victim).unwrap(),
+        bytes,
+        "the file is untouched"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
