@@ -245,6 +245,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             "store_records": store.len(rules)?,
             "db": args.db.display().to_string(),
             "cpu_s": cpu,
+            "revision": env!("ANTIPROOF_REVISION"),
             "report": report,
         });
         writeln!(out, "{j}")?;
@@ -328,6 +329,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             None => writeln!(out, "time:            {:.3} s", report.time_s)?,
         }
         writeln!(out, "rules:           {rules}")?;
+        writeln!(out, "revision:        {}", env!("ANTIPROOF_REVISION"))?;
     }
     Ok(match report.result {
         MasterResult::Proven => EXIT_OK,
