@@ -451,10 +451,27 @@ impl Master<'_, '_> {
                     Some(_) => self.thresholds(id)?,
                     None => None,
                 };
+                // The replayed node (with its clock) and the positions
+                // before it since the last capture or pawn move.
+                let (line, mut replayed) = self.replay(id)?;
+                let (root, history) = match replayed.pop() {
+                    Some(root) if root.pack() == pos.pack() => {
+                        let start = if root.halfmoves() == 0 {
+                            replayed.len()
+                        } else {
+                            replayed
+                                .iter()
+                                .rposition(|p| p.halfmoves() == 0)
+                                .unwrap_or(0)
+                        };
+                        (root, replayed.split_off(start))
+                    }
+                    _ => (pos, Vec::new()),
+                };
                 let mut job = Job::new(
                     id_s,
-                    pos,
-                    self.line_of(id)?,
+                    root,
+                    line,
                     self.cfg.rules,
                     self.cfg.winner,
                     Budget {
@@ -466,12 +483,7 @@ impl Master<'_, '_> {
                 );
                 job.file.thresholds = thresholds;
                 job.file.shared_tt = self.cfg.shared_tt.clone();
-                let (root, history) = self.root_and_history(id)?;
-                if root.pack() == pos.pack() {
-                    job.root = root;
-                    job.file.root_fen = root.to_fen();
-                    job.set_history(history);
-                }
+                job.set_history(history);
                 job.write(&path)
                     .map_err(|e| MasterError::Io(path.clone(), e))?;
                 exec.submit(&path)?;
@@ -581,45 +593,11 @@ impl Master<'_, '_> {
         }))
     }
 
-    /// The positions from the root to node `id`, replayed from the root
-    /// (so with their half-move clocks, which top-tree keys do not keep).
-    fn path_of(&self, id: u64) -> Result<Vec<Position>, MasterError> {
-        let mut moves = Vec::new();
-        let mut n = self.top.get(id)?;
-        let mut at = id;
-        while at != 0 {
-            moves.push(crate::vocab::MoveCode::from_raw(n.mv));
-            at = n.parent;
-            n = self.top.get(at)?;
-        }
-        moves.reverse();
-        let mut pos = self.cfg.root;
-        let mut out = vec![pos];
-        for c in moves {
-            let Some(m) = crate::rules::move_of_code(&pos, c) else {
-                break;
-            };
-            pos = pos.play(m);
-            out.push(pos);
-        }
-        Ok(out)
-    }
-
-    /// Node `id`'s position (with its clock) and the positions before it
-    /// since the last capture or pawn move (or the root), oldest first.
-    fn root_and_history(&self, id: u64) -> Result<(Position, Vec<Position>), MasterError> {
-        let mut path = self.path_of(id)?;
-        let root = path.pop().expect("the path holds the root");
-        if root.halfmoves() == 0 {
-            return Ok((root, Vec::new()));
-        }
-        let start = path.iter().rposition(|p| p.halfmoves() == 0).unwrap_or(0);
-        Ok((root, path.split_off(start)))
-    }
-
-    /// The SAN line from the start to node `id` (the master's line, then
-    /// the top tree's moves).
-    fn line_of(&self, id: u64) -> Result<Vec<String>, MasterError> {
+    /// Node `id` replayed from the root: the SAN line from the start (the
+    /// master's line, then the top tree's moves), and the positions from
+    /// the root to the node with their half-move clocks (which top-tree
+    /// keys do not keep).
+    fn replay(&self, id: u64) -> Result<(Vec<String>, Vec<Position>), MasterError> {
         let mut moves = Vec::new();
         let mut n = self.top.get(id)?;
         let mut at = id;
@@ -631,14 +609,16 @@ impl Master<'_, '_> {
         moves.reverse();
         let mut line = self.cfg.line.clone();
         let mut pos = self.cfg.root;
+        let mut path = vec![pos];
         for c in moves {
             let Some(m) = crate::rules::move_of_code(&pos, c) else {
                 break;
             };
             line.push(pos.san(m));
             pos = pos.play(m);
+            path.push(pos);
         }
-        Ok(line)
+        Ok((line, path))
     }
 
     /// Takes in the result of the job in `path`, whose worker ended.
