@@ -578,24 +578,7 @@ impl Store {
             rules.fifty_move,
             "put_batch_fifty is for the fifty-move rule"
         );
-        if items.is_empty() {
-            return Ok(());
-        }
-        self.write(|tx| {
-            let mut table = tx
-                .open_table(ProvenFifty::new(&table_name(rules)))
-                .map_err(engine)?;
-            for (k, r, need) in items {
-                let old = match table.get(k).map_err(engine)? {
-                    Some(v) => Some(fifty_from_bytes(v.value())?),
-                    None => None,
-                };
-                if old.is_none_or(|(o, on)| fifty_better((r, *need), (&o, on))) {
-                    table.insert(k, &fifty_bytes(r, *need)).map_err(engine)?;
-                }
-            }
-            Ok(())
-        })
+        self.write_fifty(rules, items, false)
     }
 
     /// Writes a batch of records in one transaction, each replacing the
@@ -612,6 +595,18 @@ impl Store {
             let plain: Vec<(Key, Record)> = items.iter().map(|&(k, r, _)| (k, r)).collect();
             return self.put_batch(rules, &plain);
         }
+        self.write_fifty(rules, items, true)
+    }
+
+    /// Writes records with their needs to a fifty-move table in one
+    /// transaction: each replacing the key's record (`replace`), or only
+    /// where it is better than the stored one ([`fifty_better`]).
+    fn write_fifty(
+        &self,
+        rules: RuleSet,
+        items: &[(Key, Record, Need)],
+        replace: bool,
+    ) -> Result<(), StoreError> {
         if items.is_empty() {
             return Ok(());
         }
@@ -620,6 +615,15 @@ impl Store {
                 .open_table(ProvenFifty::new(&table_name(rules)))
                 .map_err(engine)?;
             for (k, r, need) in items {
+                if !replace {
+                    let old = match table.get(k).map_err(engine)? {
+                        Some(v) => Some(fifty_from_bytes(v.value())?),
+                        None => None,
+                    };
+                    if old.is_some_and(|(o, on)| !fifty_better((r, *need), (&o, on))) {
+                        continue;
+                    }
+                }
                 table.insert(k, &fifty_bytes(r, *need)).map_err(engine)?;
             }
             Ok(())
