@@ -335,6 +335,17 @@ fn value_of(e: &Entry) -> TtValue {
 
 const MIN_BUCKETS: usize = 1 << 16;
 
+/// The buckets of a table of at most `bytes` bytes: a power of two, at
+/// least [`MIN_BUCKETS`].
+fn buckets_for(bytes: usize) -> usize {
+    let want = (bytes / std::mem::size_of::<Bucket>()).max(MIN_BUCKETS);
+    if want.is_power_of_two() {
+        want
+    } else {
+        want.next_power_of_two() / 2
+    }
+}
+
 #[inline(always)]
 fn log_work(w: u32) -> u64 {
     (32 - w.leading_zeros()) as u64
@@ -362,12 +373,7 @@ impl Tt {
     /// A table using at most `bytes` bytes (at least 4 MiB): a power of two
     /// buckets, of which it starts using 2^16.
     pub fn with_bytes(bytes: usize) -> Tt {
-        let want = (bytes / std::mem::size_of::<Bucket>()).max(MIN_BUCKETS);
-        let max = if want.is_power_of_two() {
-            want
-        } else {
-            want.next_power_of_two() / 2
-        };
+        let max = buckets_for(bytes);
         Tt {
             buckets: Slab::new(max),
             n: MIN_BUCKETS,
@@ -449,29 +455,26 @@ impl Tt {
     /// that matches no key).
     #[inline(always)]
     fn shared_bucket(&self, i: usize) -> [Entry; WAYS] {
+        std::array::from_fn(|j| self.shared_entry(i, j))
+    }
+
+    /// Entry `j` of bucket `i` of a shared table, decoded.
+    #[inline(always)]
+    fn shared_entry(&self, i: usize, j: usize) -> Entry {
         use std::sync::atomic::Ordering::Relaxed;
-        std::array::from_fn(|j| {
-            let w0 = self.buckets.word(i, j, 0).load(Relaxed);
-            let w1 = self.buckets.word(i, j, 1).load(Relaxed);
-            Entry {
-                tag: w0 ^ w1,
-                pn: w1 as u32,
-                dn: (w1 >> 32) as u32,
-            }
-        })
+        let w1 = self.buckets.word(i, j, 1).load(Relaxed);
+        Entry {
+            tag: self.buckets.word(i, j, 0).load(Relaxed) ^ w1,
+            pn: w1 as u32,
+            dn: (w1 >> 32) as u32,
+        }
     }
 
     #[inline]
     fn get_shared(&self, key: u64) -> Option<TtValue> {
-        use std::sync::atomic::Ordering::Relaxed;
         let i = (key & self.mask) as usize;
         (0..WAYS).find_map(|j| {
-            let w1 = self.buckets.word(i, j, 1).load(Relaxed);
-            let e = Entry {
-                tag: self.buckets.word(i, j, 0).load(Relaxed) ^ w1,
-                pn: w1 as u32,
-                dn: (w1 >> 32) as u32,
-            };
+            let e = self.shared_entry(i, j);
             e.matches(key).then(|| value_of(&e))
         })
     }
@@ -496,12 +499,7 @@ impl Tt {
     /// most `bytes` bytes (a power of two buckets, at least 4 MiB), for
     /// [`Tt::open_shared`].
     pub fn create_shared(path: &std::path::Path, bytes: usize) -> std::io::Result<()> {
-        let want = (bytes / std::mem::size_of::<Bucket>()).max(MIN_BUCKETS);
-        let n = if want.is_power_of_two() {
-            want
-        } else {
-            want.next_power_of_two() / 2
-        };
+        let n = buckets_for(bytes);
         let f = std::fs::File::create(path)?;
         f.set_len((n * std::mem::size_of::<Bucket>()) as u64)
     }
@@ -587,12 +585,7 @@ impl Tt {
     pub fn create_in_process(path: &std::path::Path, bytes: usize) {
         #[cfg(target_os = "linux")]
         {
-            let want = (bytes / std::mem::size_of::<Bucket>()).max(MIN_BUCKETS);
-            let n = if want.is_power_of_two() {
-                want
-            } else {
-                want.next_power_of_two() / 2
-            };
+            let n = buckets_for(bytes);
             let mut slab = Slab::new(n);
             // The mapping now belongs to the registry's SharedMap.
             let map = std::sync::Arc::new(SharedMap {
