@@ -12,19 +12,7 @@ use antiproof::store::filter::StoredFilter;
 use std::hint::black_box;
 use std::time::Instant;
 
-/// splitmix64: random-looking hashes, like Zobrist keys.
-fn hashes(seed: u64, n: usize) -> Vec<u64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        })
-        .collect()
-}
+use antiproof::store::filter::sample_hashes as hashes;
 
 /// Bytes of a hashbrown table of `capacity` entries of `entry` bytes: a
 /// power of two of buckets (7/8 usable), an entry and a control byte each.
