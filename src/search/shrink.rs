@@ -352,18 +352,10 @@ impl Doms {
         let mut idom = vec![NONE; n];
         let mut depth = vec![0u32; n];
         let mut dsize = vec![0u64; n];
-        if order.is_empty() {
-            return Some(Doms {
-                order,
-                rank,
-                idom,
-                depth,
-                dsize,
-                root,
-            });
+        if !order.is_empty() {
+            idom[root as usize] = root;
         }
-        idom[root as usize] = root;
-        for &v in &order[1..] {
+        for &v in order.iter().skip(1) {
             let mut d = NONE;
             for &p in &preds[start[v as usize] as usize..start[v as usize + 1] as usize] {
                 d = if d == NONE {
@@ -597,21 +589,23 @@ mod tests {
     }
 
     /// Root 0 (loser) with children 1 and 2 (winners). 1 -> 3 -> {5, 6,
-    /// 7}; 2 -> 4 -> {8}. Winner 1 may also move to 4 (already in the proof
-    /// through 2): its own subtree {3, 5, 6, 7} leaves.
+    /// 7}; 2 -> 4 -> {8}.
+    const TWO_BRANCHES: [(u32, u32); 8] = [
+        (0, 1),
+        (0, 2),
+        (1, 3),
+        (2, 4),
+        (3, 5),
+        (3, 6),
+        (3, 7),
+        (4, 8),
+    ];
+
+    /// On [`TWO_BRANCHES`], winner 1 may also move to 4 (already in the
+    /// proof through 2): its own subtree {3, 5, 6, 7} leaves.
     #[test]
     fn a_move_into_the_rest_of_the_proof_replaces_a_bigger_subtree() {
-        let edges = [
-            (0, 1),
-            (0, 2),
-            (1, 3),
-            (2, 4),
-            (3, 5),
-            (3, 6),
-            (3, 7),
-            (4, 8),
-        ];
-        let mut d = dag(9, &[1, 2], &edges, &[(1, 4, 1)]);
+        let mut d = dag(9, &[1, 2], &TWO_BRANCHES, &[(1, 4, 1)]);
         assert_eq!(d.size(), Some(9));
         assert_eq!(d.minimise(), 1);
         assert_eq!(d.kids[1], vec![4]);
@@ -634,20 +628,10 @@ mod tests {
     }
 
     /// Under the fifty-move rule an alternative needing more headroom than
-    /// the node's stored need is not taken.
+    /// the node's stored need is not taken ([`TWO_BRANCHES`]).
     #[test]
     fn alternatives_must_fit_the_need() {
-        let edges = [
-            (0, 1),
-            (0, 2),
-            (1, 3),
-            (2, 4),
-            (3, 5),
-            (3, 6),
-            (3, 7),
-            (4, 8),
-        ];
-        let mut d = dag(9, &[1, 2], &edges, &[(1, 4, 11)]);
+        let mut d = dag(9, &[1, 2], &TWO_BRANCHES, &[(1, 4, 11)]);
         d.fifty = true;
         assert_eq!(d.minimise(), 0);
         d.alts[1][0].need = 10;
