@@ -29,27 +29,39 @@ fn json(o: &Output) -> serde_json::Value {
     })
 }
 
-/// `prove --jobs 2 --json` of 1.e3 d5 with small jobs, with `worker` as
+/// The JSON on stdout of a run that exited 0.
+fn ok_json(o: &Output) -> serde_json::Value {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    json(o)
+}
+
+/// `prove --jobs 2 --json` of `line` with small jobs, with `worker` as
 /// the worker command when given.
 fn prove_jobs(dir: &Path, worker: Option<&Path>, line: &[&str]) -> Output {
-    let mut c = Command::new(EXE);
-    c.arg("prove")
+    let mut args = vec!["--job-nodes", "2k", "--memory", "16M"];
+    let w = worker.map(|w| format!("/bin/sh {}", w.display()));
+    if let Some(w) = &w {
+        args.extend(["--worker", w.as_str()]);
+    }
+    prove_jobs_with(dir, &args, line)
+}
+
+/// `prove --db DIR/t.redb --jobs 2 --json` with `args`, of `line`.
+fn prove_jobs_with(dir: &Path, args: &[&str], line: &[&str]) -> Output {
+    Command::new(EXE)
+        .arg("prove")
         .arg("--db")
         .arg(dir.join("t.redb"))
-        .args([
-            "--jobs",
-            "2",
-            "--job-nodes",
-            "2k",
-            "--json",
-            "--memory",
-            "16M",
-        ])
-        .args(line);
-    if let Some(w) = worker {
-        c.arg("--worker").arg(format!("/bin/sh {}", w.display()));
-    }
-    c.output().unwrap()
+        .args(["--jobs", "2", "--json"])
+        .args(args)
+        .args(line)
+        .output()
+        .unwrap()
 }
 
 /// A worker script: the first job it gets (the first call of all, told
@@ -84,13 +96,7 @@ fn rejected_once(name: &str, fault: &str, named: &str) {
     let dir = temp_dir(name);
     let w = worker(&dir, fault);
     let o = prove_jobs(&dir, Some(&w), &["e3", "d5"]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v = json(&o);
+    let v = ok_json(&o);
     assert_eq!(v["result"], "proven");
     let r = &v["report"];
     assert_eq!(r["jobs_rejected"], 1, "{r}");
@@ -265,13 +271,7 @@ fn a_killed_master_resumes_from_the_store() {
         .args(args)
         .output()
         .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v = json(&o);
+    let v = ok_json(&o);
     assert_eq!(v["result"], "proven");
     assert_eq!(v["report"]["resumed"], true);
     assert_certified(&dir, &["e4"]);
@@ -316,13 +316,7 @@ fn proves_a_rung_through_slurm() {
         ])
         .output()
         .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v = json(&o);
+    let v = ok_json(&o);
     assert_eq!(v["result"], "proven");
     assert_eq!(v["executor"], "slurm");
     assert!(v["report"]["jobs_done"].as_u64().unwrap() > 1);
@@ -334,32 +328,17 @@ fn proves_a_rung_through_slurm() {
 /// and certified; returns the JSON summary.
 fn prove_on(name: &str, executor: &str, extra: &[&str]) -> serde_json::Value {
     let dir = temp_dir(name);
-    let o = Command::new(EXE)
-        .arg("prove")
-        .arg("--db")
-        .arg(dir.join("t.redb"))
-        .args([
-            "--jobs",
-            "2",
-            "--executor",
-            executor,
-            "--job-nodes",
-            "20k",
-            "--json",
-            "--memory",
-            "32M",
-        ])
-        .args(extra)
-        .args(["e3", "Na6"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v = json(&o);
+    let mut args = vec![
+        "--executor",
+        executor,
+        "--job-nodes",
+        "20k",
+        "--memory",
+        "32M",
+    ];
+    args.extend(extra);
+    let o = prove_jobs_with(&dir, &args, &["e3", "Na6"]);
+    let v = ok_json(&o);
     assert_eq!(v["result"], "proven", "{v}");
     assert_certified(&dir, &["e3", "Na6"]);
     let _ = std::fs::remove_dir_all(&dir);
@@ -381,27 +360,45 @@ fn worker_processes_share_a_table_file_or_not() {
     assert_eq!(v["shared_table"], false);
 }
 
+/// `antiproof job run JOB`.
+fn job_run(job: &Path) -> Output {
+    Command::new(EXE)
+        .args(["job", "run"])
+        .arg(job)
+        .output()
+        .unwrap()
+}
+
+/// Writes a job file with the given root, line, winner and node budget,
+/// and `extra` (more fields, each `,"name":value`) after the others.
+fn write_job(path: &Path, root_fen: &str, line: &str, winner: &str, nodes: u64, extra: &str) {
+    std::fs::write(
+        path,
+        format!(
+            r#"{{"format":"antiproof-job","version":1,"id":"t","root_fen":"{root_fen}","line":[{line}],"rules":"international","winner":"{winner}","budget":{{"nodes":{nodes},"time_s":10,"memory_bytes":16777216}},"tables":null{extra}}}"#
+        ),
+    )
+    .unwrap();
+}
+
 #[test]
 fn a_job_whose_history_does_not_lead_to_its_root_is_refused() {
     let dir = temp_dir("history");
     let job = dir.join("j.json");
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";
     let write = |history: &str| {
-        std::fs::write(
+        write_job(
             &job,
-            format!(
-                r#"{{"format":"antiproof-job","version":1,"id":"h","root_fen":"rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b - - 1 1","line":["Nf3"],"rules":"international","winner":"black","budget":{{"nodes":1000,"time_s":10,"memory_bytes":16777216}},"tables":null,"history":[{history}]}}"#
-            ),
-        )
-        .unwrap();
+            "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b - - 1 1",
+            r#""Nf3""#,
+            "black",
+            1000,
+            &format!(r#","history":[{history}]"#),
+        );
     };
     // The start leads to the root by 1.Nf3: accepted.
     write(&format!("\"{start}\""));
-    let o = Command::new(EXE)
-        .args(["job", "run"])
-        .arg(&job)
-        .output()
-        .unwrap();
+    let o = job_run(&job);
     assert_ne!(
         o.status.code(),
         Some(2),
@@ -410,11 +407,7 @@ fn a_job_whose_history_does_not_lead_to_its_root_is_refused() {
     );
     // A position that does not: refused, naming the field.
     write("\"8/8/8/8/8/8/8/K6k w - - 0 1\"");
-    let o = Command::new(EXE)
-        .args(["job", "run"])
-        .arg(&job)
-        .output()
-        .unwrap();
+    let o = job_run(&job);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("history"), "{err}");
@@ -429,19 +422,15 @@ fn a_job_naming_another_file_as_its_shared_table_leaves_that_file_alone() {
     let bytes = vec![7u8; 4 << 20];
     std::fs::write(&victim, &bytes).unwrap();
     let job = dir.join("j.json");
-    std::fs::write(
+    write_job(
         &job,
-        format!(
-            r#"{{"format":"antiproof-job","version":1,"id":"s","root_fen":"rnbqkbnr/ppp1pppp/8/3p4/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 2","line":["e3","d5"],"rules":"international","winner":"white","budget":{{"nodes":100000,"time_s":10,"memory_bytes":16777216}},"tables":null,"shared_tt":"{}"}}"#,
-            victim.display()
-        ),
-    )
-    .unwrap();
-    let o = Command::new(EXE)
-        .args(["job", "run"])
-        .arg(&job)
-        .output()
-        .unwrap();
+        "rnbqkbnr/ppp1pppp/8/3p4/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 2",
+        r#""e3","d5""#,
+        "white",
+        100_000,
+        &format!(r#","shared_tt":"{}""#, victim.display()),
+    );
+    let o = job_run(&job);
     assert_eq!(
         o.status.code(),
         Some(0),
