@@ -17,7 +17,7 @@ mod packed;
 pub mod perft;
 mod position;
 mod types;
-pub(crate) mod zobrist;
+mod zobrist;
 
 pub use crate::vocab::Rules;
 pub use bitboard::Bitboard;

@@ -1,7 +1,6 @@
 //! Zobrist keys, fixed at compile time from a SplitMix64 stream.
 
-/// One SplitMix64 step: the next state and its output.
-pub(crate) const fn splitmix(state: u64) -> (u64, u64) {
+const fn splitmix(state: u64) -> (u64, u64) {
     let s = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = s;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

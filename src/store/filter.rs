@@ -332,16 +332,20 @@ fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
-/// `n` random-looking hashes, like Zobrist keys, from `seed` (SplitMix64,
-/// as the Zobrist keys are made): for this module's tests and benchmark.
+/// `n` random-looking hashes, like Zobrist keys, from `seed` (SplitMix64;
+/// the store, which the checker uses, takes nothing from the prover's
+/// rules, so not their Zobrist generator): for this module's tests and
+/// benchmark.
 #[doc(hidden)]
 pub fn sample_hashes(seed: u64, n: usize) -> Vec<u64> {
     let mut s = seed;
     (0..n)
         .map(|_| {
-            let (next, out) = crate::rules::zobrist::splitmix(s);
-            s = next;
-            out
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
         })
         .collect()
 }
