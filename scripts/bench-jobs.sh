@@ -5,10 +5,10 @@
 # each run's wall and CPU seconds and nodes, then the ratio of the median
 # wall times (jobs / one process). Targets are ratios, never absolute times.
 #
-#   scripts/bench-jobs.sh [--rounds R] [--jobs N] [--executor threads|local]
+#   scripts/bench-jobs.sh [--rounds R] [--jobs N] [--executor search|threads|local]
 #                         [--memory M] [LINE...]      (default line: e3 f5)
 set -euo pipefail
-rounds=3 jobs=2 executor=threads memory=1G
+rounds=3 jobs=2 executor=search memory=1G
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;

@@ -43,7 +43,14 @@ fn ok_json(o: &Output) -> serde_json::Value {
 /// `prove --jobs 2 --json` of `line` with small jobs, with `worker` as
 /// the worker command when given.
 fn prove_jobs(dir: &Path, worker: Option<&Path>, line: &[&str]) -> Output {
-    let mut args = vec!["--job-nodes", "2k", "--memory", "16M"];
+    let mut args = vec![
+        "--executor",
+        "local",
+        "--job-nodes",
+        "2k",
+        "--memory",
+        "16M",
+    ];
     let w = worker.map(|w| format!("/bin/sh {}", w.display()));
     if let Some(w) = &w {
         args.extend(["--worker", w.as_str()]);
@@ -51,7 +58,8 @@ fn prove_jobs(dir: &Path, worker: Option<&Path>, line: &[&str]) -> Output {
     prove_jobs_with(dir, &args, line)
 }
 
-/// `prove --db DIR/t.redb --jobs 2 --json` with `args`, of `line`.
+/// `prove --db DIR/t.redb --jobs 2 --json` with `args` (which name the
+/// executor: the default runs no jobs), of `line`.
 fn prove_jobs_with(dir: &Path, args: &[&str], line: &[&str]) -> Output {
     Command::new(EXE)
         .arg("prove")
@@ -234,6 +242,8 @@ fn a_killed_master_resumes_from_the_store() {
     let args = [
         "--jobs",
         "2",
+        "--executor",
+        "local",
         "--job-nodes",
         "300",
         "--json",

@@ -256,6 +256,56 @@ fn a_stopped_search_saves_its_table_and_the_next_run_resumes_from_it() {
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
+/// `--jobs 2` (the search executor): two threads of one search on one
+/// table; a node limit counts both threads' nodes, the stopped search
+/// saves the table, the next run resumes from it and proves the line,
+/// and the proof is certified.
+#[test]
+fn two_search_threads_stop_resume_and_prove_a_certified_line() {
+    let db = temp_db("cli-threads");
+    let db_s = db.to_str().unwrap();
+    let args = ["--json", "--jobs", "2", "--memory", "32M"];
+    let o = prove(
+        &db,
+        &[&args[..], &["--limit", "300000 nodes", "e3", "g6"]].concat(),
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["threads"], 2);
+    let nodes = v["nodes"].as_u64().unwrap();
+    assert!((300_000..400_000).contains(&nodes), "{nodes} nodes");
+    assert!(tt_path(&db).exists(), "the table is saved");
+    let o = prove(&db, &[&args[..], &["e3", "g6"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["resumed_table"], true);
+    assert_eq!(v["result"], "proven");
+    assert!(
+        !tt_path(&db).exists(),
+        "a finished search removes its table"
+    );
+    let positions = v["proof_positions"].as_u64().unwrap();
+    assert_eq!(walk(&db, "e3 g6", Color::White) as u64, positions);
+    let tree = db.with_file_name("e3-g6.tree");
+    let tree_s = tree.to_str().unwrap();
+    let o = run_cli(&["export", "--db", db_s, "e3", "g6", "-o", tree_s]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_cli(&["verify", "--tree", tree_s]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("CERTIFIED"), "{out}");
+    // Under the fifty-move rule too (the job executors refuse it).
+    let o = prove(
+        &db,
+        &[&args[..], &["--rules", "lichess", "e3", "Na6"]].concat(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["rule_set"], "international+fifty");
+    assert_eq!(v["result"], "proven");
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
 /// `PATH.table` of a store.
 fn tt_path(db: &Path) -> std::path::PathBuf {
     let mut t = db.as_os_str().to_os_string();

@@ -90,6 +90,8 @@ struct Summary {
     nodes: u64,
     generated: u64,
     nodes_per_second: f64,
+    /// Search threads on the one transposition table (`--jobs N`).
+    threads: usize,
     proof_positions: u64,
     proof_depth: u32,
     records_written: u64,
@@ -130,8 +132,9 @@ struct Summary {
 
 /// Runs `antiproof prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
-    if args.many.jobs > 1 {
-        args.rules.without_fifty("prove --jobs")?;
+    if args.many.jobs > 1 && args.many.executor != jobs::ExecutorKind::Search {
+        args.rules
+            .without_fifty("prove --jobs with job executors")?;
         return jobs::run(&args);
     }
     if args.ladder {
@@ -151,6 +154,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         tt_bytes: args.memory.bytes(),
         limits,
         checkpoint_size: args.checkpoint_size,
+        threads: args.many.threads(),
     };
     let show_progress = io::stderr().is_terminal() && !args.json;
     let progress: Option<ProgressFn> = show_progress.then(|| {
@@ -197,6 +201,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         nodes: report.nodes,
         generated: report.generated,
         nodes_per_second: report.nodes as f64 / secs.max(1e-9),
+        threads: args.many.threads(),
         proof_positions: report.proof_positions,
         proof_depth: report.proof_depth,
         records_written: report.records_written,
@@ -269,6 +274,7 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
                 tt_bytes: args.memory.bytes(),
                 limits: limits.clone(),
                 checkpoint_size: args.checkpoint_size,
+                threads: args.many.threads(),
             },
             store: &store,
             db: &args.db,
@@ -466,7 +472,15 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
             ""
         }
     )?;
-    writeln!(out, "nodes/s:         {:.0}", s.nodes_per_second)?;
+    if s.threads > 1 {
+        writeln!(
+            out,
+            "nodes/s:         {:.0} ({} search threads)",
+            s.nodes_per_second, s.threads
+        )?;
+    } else {
+        writeln!(out, "nodes/s:         {:.0}", s.nodes_per_second)?;
+    }
     if r.result == ProveResult::Proven {
         writeln!(out, "proof positions: {}", s.proof_positions)?;
         writeln!(out, "proof depth:     {} plies", s.proof_depth)?;

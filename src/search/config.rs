@@ -31,6 +31,8 @@ pub struct Config {
     /// A proven node whose proof-size estimate reaches this is extracted
     /// and written to the store during the search.
     pub checkpoint_size: u32,
+    /// Search threads sharing the transposition table (1: one search).
+    pub threads: usize,
 }
 
 impl Config {
@@ -48,6 +50,7 @@ impl Default for Config {
             tt_bytes: 64 << 20,
             limits: Limits::default(),
             checkpoint_size: 20_000,
+            threads: 1,
         }
     }
 }

@@ -88,6 +88,64 @@ pub(super) struct Search<'s> {
     /// Positions on the path at the root: 1, or more where the root was
     /// reached through a history ([`Prover::prove_after`]).
     pub(super) root_len: usize,
+    /// The nodes every search thread of this run is in, when several
+    /// share the tt ([`Busy`]).
+    pub(super) busy: Option<std::sync::Arc<Busy>>,
+}
+
+/// The nodes the search threads of one run are in: a count for each of
+/// 2^16 slots of node keys (keys that share a slot look busy together:
+/// a hint, never part of a value). At an AND node (the opponent to
+/// move: every child must be proven), a thread steers away from a child
+/// another thread is searching (its disproof number counts
+/// [`BUSY_WEIGHT`] times more for each thread in it), so threads that
+/// meet on one path spread over the replies that all need a proof,
+/// instead of repeating each other's work (after the "virtual proof
+/// numbers" of Kaneko's parallel df-pn). At OR nodes they do not: there
+/// the second-best move is speculation, and steering there too took
+/// 12-20 s on rung 10 with two threads against 9-11 s.
+pub(super) struct Busy(Box<[std::sync::atomic::AtomicU32]>);
+
+/// How much more a child's proof or disproof number counts, when
+/// choosing among siblings, for each other thread searching it.
+pub(super) const BUSY_WEIGHT: u32 = 1;
+
+const BUSY_SLOTS: usize = 1 << 16;
+
+impl Busy {
+    /// No thread anywhere.
+    pub(super) fn new() -> Busy {
+        Busy(
+            (0..BUSY_SLOTS)
+                .map(|_| std::sync::atomic::AtomicU32::new(0))
+                .collect(),
+        )
+    }
+
+    #[inline(always)]
+    fn slot(&self, key: u64) -> &std::sync::atomic::AtomicU32 {
+        &self.0[(key >> 48) as usize % BUSY_SLOTS]
+    }
+
+    /// A thread enters the node of `key`.
+    #[inline(always)]
+    fn enter(&self, key: u64) {
+        self.slot(key)
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// A thread leaves the node of `key`.
+    #[inline(always)]
+    fn leave(&self, key: u64) {
+        self.slot(key)
+            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Threads in the node of `key` (or in another of its slot).
+    #[inline(always)]
+    fn count(&self, key: u64) -> u32 {
+        self.slot(key).load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 impl<'s> Search<'s> {
@@ -103,6 +161,7 @@ impl<'s> Search<'s> {
             root_pn: 1,
             root_dn: 1,
             root_len: 1,
+            busy: None,
             extracting: false,
             checkpoint_size: checkpoint_size.max(2),
             budget: Budget::new(limits),
@@ -119,6 +178,14 @@ pub(super) struct Budget<'s> {
     last_progress: Instant,
     /// Called about once a second.
     pub(super) progress: Option<ProgressFn<'s>>,
+    /// Stop when this is set: another search thread of the run solved
+    /// the root, or the run ended.
+    pub(super) halt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The nodes of every search thread of the run, when several: the
+    /// node limit and the progress reports count them all.
+    pool: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// This thread's nodes already added to `pool`.
+    pooled: u64,
 }
 
 impl Budget<'_> {
@@ -130,6 +197,9 @@ impl Budget<'_> {
             start: now,
             last_progress: now,
             progress: None,
+            halt: None,
+            pool: None,
+            pooled: 0,
         }
     }
 
@@ -139,17 +209,42 @@ impl Budget<'_> {
         self.last_progress = self.start;
     }
 
-    /// Whether a limit is reached after `nodes` expansions; reports
-    /// progress when a second has passed since the last report.
+    /// Counts this thread's nodes, from `nodes` on, in `pool` with those
+    /// of the run's other search threads (`None`: this thread alone).
+    pub(super) fn pool_nodes(
+        &mut self,
+        pool: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+        nodes: u64,
+    ) {
+        self.pool = pool;
+        self.pooled = nodes;
+    }
+
+    /// Whether a limit is reached after `nodes` expansions (with the
+    /// other threads' nodes, when pooled); reports progress when a second
+    /// has passed since the last report.
     fn check(&mut self, nodes: u64, root_pn: u32, root_dn: u32, tt: &Tt) -> bool {
         let mut stop = false;
         self.next_check = nodes + 2048;
+        let nodes = match &self.pool {
+            Some(p) => {
+                let d = nodes - self.pooled;
+                self.pooled = nodes;
+                p.fetch_add(d, std::sync::atomic::Ordering::Relaxed) + d
+            }
+            None => nodes,
+        };
         if let Some(n) = self.limits.nodes
             && nodes >= n
         {
             stop = true;
         }
         if let Some(s) = &self.limits.stop
+            && s.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            stop = true;
+        }
+        if let Some(s) = &self.halt
             && s.load(std::sync::atomic::Ordering::Relaxed)
         {
             stop = true;
@@ -228,6 +323,17 @@ impl Path {
             self.0[len - 1].irrev_start
         };
         self.0.push(PathEntry { z, irrev_start });
+    }
+
+    /// The path's entries, for another search thread's [`Path::set_entries`].
+    pub(super) fn entries(&self) -> Vec<PathEntry> {
+        self.0.clone()
+    }
+
+    /// Makes the path the one [`Path::entries`] returned.
+    pub(super) fn set_entries(&mut self, entries: &[PathEntry]) {
+        self.0.clear();
+        self.0.extend_from_slice(entries);
     }
 
     /// Pops the top position.
@@ -332,6 +438,44 @@ fn summarize(kids: &[Kid], or: bool) -> (u32, u32) {
     if or { (x, y) } else { (y, x) }
 }
 
+/// The child to search at a node, by proof number at OR nodes and
+/// disproof number at AND nodes, and the second-best number; at AND
+/// nodes each child's number counts [`BUSY_WEIGHT`] times more for each
+/// other thread in it ([`Busy`]).
+#[inline]
+fn select(kids: &[Kid], or: bool, busy: Option<&Busy>) -> (usize, u32) {
+    let mut best = 0usize;
+    let mut b1 = INF;
+    let mut b2 = INF;
+    // Ties at OR nodes go to the child with the larger disproof number
+    // (measured: smaller proofs on rungs 5, 6 and 9).
+    let mut bo = 0;
+    for (i, k) in kids.iter().enumerate() {
+        let (mut v, o) = if or { (k.pn, k.dn) } else { (k.dn, k.pn) };
+        if let Some(b) = busy
+            && !or
+        {
+            let n = b.count(k.key);
+            if n > 0 {
+                v = sat(v as u64 * (1 + (BUSY_WEIGHT * n) as u64));
+            }
+        }
+        if v < b1 {
+            b2 = b1;
+            b1 = v;
+            best = i;
+            bo = o;
+        } else if v == b1 && or && o > bo {
+            b2 = v;
+            best = i;
+            bo = o;
+        } else if v < b2 {
+            b2 = v;
+        }
+    }
+    (best, b2)
+}
+
 impl Prover<'_> {
     fn check_limits(&mut self) {
         let s = &mut self.search;
@@ -419,6 +563,9 @@ impl Prover<'_> {
             self.check_limits();
         }
         let work_start = self.search.nodes;
+        if let Some(b) = &self.search.busy {
+            b.enter(key);
+        }
         let or = pos.turn() == self.prover;
         let is_root = self.search.path.len() == self.search.root_len && !self.search.extracting;
         let base = self.search.kids.len();
@@ -477,26 +624,16 @@ impl Prover<'_> {
             if pn >= thpn || dn >= thdn || pn == 0 || dn == 0 || self.search.stopped {
                 break;
             }
-            // Best child and the second-best value.
-            let mut best = 0usize;
-            let mut b1 = INF;
-            let mut b2 = INF;
-            // Ties at OR nodes go to the child with the larger disproof
-            // number (measured: smaller proofs on rungs 5, 6 and 9).
-            let mut bo = 0;
-            for (i, k) in self.search.kids[base..].iter().enumerate() {
-                let (v, o) = if or { (k.pn, k.dn) } else { (k.dn, k.pn) };
-                if v < b1 {
-                    b2 = b1;
-                    b1 = v;
-                    best = i;
-                    bo = o;
-                } else if v == b1 && or && o > bo {
-                    b2 = v;
-                    best = i;
-                    bo = o;
-                } else if v < b2 {
-                    b2 = v;
+            // Best child and the second-best value; with other threads,
+            // steering away from the children they are in, unless the
+            // child that leaves is already over this node's threshold
+            // (it would return at once, and this node pick it again).
+            let kids = &self.search.kids[base..];
+            let (mut best, mut b2) = select(kids, or, self.search.busy.as_deref());
+            if self.search.busy.is_some() {
+                let v = if or { kids[best].pn } else { kids[best].dn };
+                if v >= if or { thpn } else { thdn } {
+                    (best, b2) = select(kids, or, None);
                 }
             }
             let k = self.search.kids[base + best];
@@ -536,6 +673,22 @@ impl Prover<'_> {
             };
         }
         self.search.kids.truncate(base);
+        if let Some(b) = &self.search.busy {
+            b.leave(key);
+            // Another thread may have solved this node meanwhile: a
+            // solved entry is never replaced by an unsolved one.
+            if pn != 0
+                && dn != 0
+                && let Some(v) = self.search.tt.get(key)
+            {
+                if v.pn == 0 {
+                    return (0, INF, v.dn);
+                }
+                if v.dn == 0 {
+                    return (INF, 0, 0);
+                }
+            }
+        }
         let work = sat(self.search.nodes - work_start + 1);
         let v = if pn == 0 {
             TtValue {

@@ -42,6 +42,10 @@ pub struct Prover<'s> {
     root_thresholds: (u32, u32),
     /// Nodes to expand before the root's thresholds may stop the search.
     root_min_nodes: u64,
+    /// Search threads ([`Config::threads`]).
+    threads: usize,
+    /// The limits of the run, for the other search threads.
+    limits: super::config::Limits,
 }
 
 impl<'s> Prover<'s> {
@@ -54,6 +58,7 @@ impl<'s> Prover<'s> {
         store: Option<&'s Store>,
     ) -> Result<Prover<'s>, SearchError> {
         let writer = Writer::open(store, config.rule_set())?;
+        let limits = config.limits.clone();
         Ok(Prover {
             rules: config.rules,
             fifty: config.fifty_move,
@@ -65,6 +70,8 @@ impl<'s> Prover<'s> {
             root_key: 0,
             root_thresholds: (INF, INF),
             root_min_nodes: 0,
+            threads: config.threads.max(1),
+            limits,
         })
     }
 
@@ -211,21 +218,7 @@ impl<'s> Prover<'s> {
             self.search.path.push(p.zobrist(), p.halfmoves() == 0);
         }
         self.search.root_len = line.len();
-        let (mut thpn, mut thdn) = self.root_thresholds;
-        let start_nodes = self.search.nodes;
-        let (pn, dn) = loop {
-            let (pn, dn, _) = self.mid(root, key, thpn, thdn);
-            if pn == 0
-                || dn == 0
-                || self.search.stopped
-                || self.search.nodes - start_nodes >= self.root_min_nodes
-            {
-                break (pn, dn);
-            }
-            // Over a threshold before the minimum work: a little further.
-            thpn = thpn.max(super::dfpn::eps(pn));
-            thdn = thdn.max(super::dfpn::eps(dn));
-        };
+        let (pn, dn) = self.search_root(root, key);
         if self.search.stopped && pn != 0 && self.writer.store.is_some() {
             self.flush_proven(root, key);
         }
@@ -271,6 +264,146 @@ impl<'s> Prover<'s> {
         report.filter_bytes = self.writer.filter_bytes();
         report.elapsed = self.search.budget.start.elapsed();
         Ok(report)
+    }
+
+    /// The df-pn search of `root` (tt key `key`, path set): its proof and
+    /// disproof numbers when it ends (solved, stopped by a limit, or over
+    /// the root's thresholds). With [`Config::threads`] above 1, the other
+    /// threads search the same root on the same tt, each steering away
+    /// from the nodes the others are in ([`super::dfpn::Busy`]), until one
+    /// solves it; this thread then takes the root's value from the tt.
+    fn search_root(&mut self, root: &Position, key: u64) -> (u32, u32) {
+        let helpers = self.threads - 1;
+        let view = if helpers > 0 {
+            self.search.tt.share()
+        } else {
+            None
+        };
+        let Some(view) = view else {
+            return self.search_root_alone(root, key);
+        };
+        let busy = std::sync::Arc::new(super::dfpn::Busy::new());
+        let halt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let solved = std::sync::atomic::AtomicBool::new(false);
+        let pool = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(self.search.nodes));
+        self.search.busy = Some(busy.clone());
+        self.search.budget.halt = Some(halt.clone());
+        self.search
+            .budget
+            .pool_nodes(Some(pool.clone()), self.search.nodes);
+        let mut views = vec![view];
+        while views.len() < helpers {
+            views.extend(views[0].view());
+        }
+        let line = self.search.path.entries();
+        let root_len = self.search.root_len;
+        let (rules, fifty, prover, tables) = (self.rules, self.fifty, self.prover, self.tables);
+        let limits = self.limits.clone();
+        let (pn, dn, helper_nodes) = std::thread::scope(|scope| {
+            let handles: Vec<_> = views
+                .into_iter()
+                .enumerate()
+                .map(|(i, tt)| {
+                    let (busy, halt, solved, line) = (busy.clone(), halt.clone(), &solved, &line);
+                    let pool = pool.clone();
+                    let limits = limits.clone();
+                    std::thread::Builder::new()
+                        .name(format!("search-{}", i + 1))
+                        .stack_size(super::run::STACK_BYTES)
+                        .spawn_scoped(scope, move || {
+                            let config = Config {
+                                rules,
+                                fifty_move: fifty,
+                                tt_bytes: 0,
+                                limits,
+                                checkpoint_size: INF,
+                                threads: 1,
+                            };
+                            let Ok(mut h) = Prover::new(config, prover, None) else {
+                                return 0;
+                            };
+                            if let Some(t) = tables {
+                                h.set_tables(t);
+                            }
+                            h.use_table(tt);
+                            h.search.busy = Some(busy);
+                            h.search.budget.halt = Some(halt.clone());
+                            h.search.budget.pool_nodes(Some(pool), 0);
+                            h.search.path.set_entries(line);
+                            h.search.root_len = root_len;
+                            let (pn, dn, _) = h.mid(root, key, INF, INF);
+                            if pn == 0 || dn == 0 {
+                                solved.store(true, std::sync::atomic::Ordering::Relaxed);
+                                halt.store(true, std::sync::atomic::Ordering::Relaxed);
+                            }
+                            h.search.nodes
+                        })
+                        .expect("spawning a search thread")
+                })
+                .collect();
+            let (mut pn, mut dn) = self.search_root_alone(root, key);
+            halt.store(true, std::sync::atomic::Ordering::Relaxed);
+            let nodes: u64 = handles.into_iter().map(|h| h.join().unwrap_or(0)).sum();
+            if pn != 0 && dn != 0 && solved.load(std::sync::atomic::Ordering::Relaxed) {
+                // Another thread solved the root: its value is in the tt.
+                if let Some(v) = self.search.tt.get(key)
+                    && (v.pn == 0 || v.dn == 0)
+                {
+                    (pn, dn) = (v.pn, if v.pn == 0 { INF } else { 0 });
+                    self.search.stopped = false;
+                }
+            }
+            (pn, dn, nodes)
+        });
+        self.search.busy = None;
+        self.search.budget.halt = None;
+        self.search.budget.pool_nodes(None, 0);
+        // The other threads are gone: the table is this thread's again
+        // (to extract from, and to save if the search stopped).
+        self.search.tt.unshare();
+        self.search.nodes += helper_nodes;
+        if pn == 0 || dn == 0 {
+            // Solved, whichever thread did it: the halt stopped nothing.
+            self.search.stopped = false;
+            return (pn, dn);
+        }
+        if self.search.stopped && pn != 0 && dn != 0 && !self.limits_reached() {
+            // Halted by a thread that solved the root, whose entry is gone
+            // from the tt since: on alone.
+            return self.search_root_alone(root, key);
+        }
+        (pn, dn)
+    }
+
+    /// Whether the run's own limits (not another thread) stop it.
+    fn limits_reached(&self) -> bool {
+        let l = &self.limits;
+        l.stop
+            .as_ref()
+            .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+            || l.deadline.is_some_and(|d| Instant::now() >= d)
+            || l.nodes.is_some_and(|n| self.search.nodes >= n)
+            || self.writer.error.is_some()
+    }
+
+    /// [`Prover::search_root`] on this thread alone.
+    fn search_root_alone(&mut self, root: &Position, key: u64) -> (u32, u32) {
+        let (mut thpn, mut thdn) = self.root_thresholds;
+        let start_nodes = self.search.nodes;
+        self.search.stopped = false;
+        loop {
+            let (pn, dn, _) = self.mid(root, key, thpn, thdn);
+            if pn == 0
+                || dn == 0
+                || self.search.stopped
+                || self.search.nodes - start_nodes >= self.root_min_nodes
+            {
+                break (pn, dn);
+            }
+            // Over a threshold before the minimum work: a little further.
+            thpn = thpn.max(super::dfpn::eps(pn));
+            thdn = thdn.max(super::dfpn::eps(dn));
+        }
     }
 
     /// Under the fifty-move rule, sets the report's proof need from the

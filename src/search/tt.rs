@@ -287,6 +287,9 @@ pub struct Tt {
     n: usize,
     mask: u64,
     used: u64,
+    /// Made by [`Tt::share`]: this process's own table, shared by threads;
+    /// saved once every other handle is gone.
+    threads_share: bool,
 }
 
 /// The tag word of an entry for `key` with value `v`.
@@ -379,6 +382,122 @@ impl Tt {
             n: MIN_BUCKETS,
             mask: MIN_BUCKETS as u64 - 1,
             used: 0,
+            threads_share: false,
+        }
+    }
+
+    /// Makes this private table one that threads share: it is grown to its
+    /// full size (no handle may grow it once shared), every access from
+    /// now on goes through atomics as in a table shared by processes, and
+    /// the returned handle is one more view of the same entries
+    /// ([`Tt::view`] makes others). `None` where the platform has no
+    /// shared tables (the search then runs one thread), or if the table is
+    /// shared already.
+    pub fn share(&mut self) -> Option<Tt> {
+        #[cfg(target_os = "linux")]
+        {
+            if self.buckets.shared {
+                return None;
+            }
+            if self.used == 0 {
+                // Nothing to move: all of it in use at once.
+                self.n = self.buckets.len;
+                self.mask = self.n as u64 - 1;
+            }
+            while self.n < self.buckets.len {
+                self.grow();
+            }
+            self.xor_tags();
+            let map = std::sync::Arc::new(SharedMap {
+                base: self.buckets.map.0,
+                bytes: self.buckets.map.1,
+            });
+            // The mapping now belongs to the SharedMap: no Slab unmaps it.
+            self.buckets.shared = true;
+            self.buckets._keep = Some(map);
+            self.threads_share = true;
+            self.view()
+        }
+        #[cfg(not(target_os = "linux"))]
+        None
+    }
+
+    /// One more handle of a table that threads share ([`Tt::share`]);
+    /// `None` for any other table.
+    pub fn view(&self) -> Option<Tt> {
+        #[cfg(target_os = "linux")]
+        {
+            if !self.threads_share {
+                return None;
+            }
+            Some(Tt {
+                buckets: Slab {
+                    ptr: self.buckets.ptr,
+                    len: self.buckets.len,
+                    shared: true,
+                    map: self.buckets.map,
+                    _keep: self.buckets._keep.clone(),
+                },
+                n: self.n,
+                mask: self.mask,
+                used: 0,
+                threads_share: true,
+            })
+        }
+        #[cfg(not(target_os = "linux"))]
+        None
+    }
+
+    /// Makes a table that threads share ([`Tt::share`]) this thread's own
+    /// again once every other handle is gone (entries as they are); false
+    /// (nothing changed) if it is not such a table or another handle
+    /// lives.
+    pub fn unshare(&mut self) -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            if !self.threads_share {
+                return false;
+            }
+            let Some(map) = self.buckets._keep.take() else {
+                return false;
+            };
+            match std::sync::Arc::try_unwrap(map) {
+                Ok(map) => {
+                    // The Slab owns the mapping again (and unmaps it).
+                    std::mem::forget(map);
+                }
+                Err(map) => {
+                    self.buckets._keep = Some(map);
+                    return false;
+                }
+            }
+            self.buckets.shared = false;
+            self.threads_share = false;
+            self.xor_tags();
+            self.used = (0..self.n)
+                .map(|i| {
+                    self.buckets
+                        .get(i)
+                        .0
+                        .iter()
+                        .filter(|e| e.occupied())
+                        .count() as u64
+                })
+                .sum();
+            true
+        }
+        #[cfg(not(target_os = "linux"))]
+        false
+    }
+
+    /// XORs every entry's tag with its value word: a private table's
+    /// entries to the encoding of a shared one and back (all-zero free
+    /// entries stay zero). Only while no other handle exists.
+    fn xor_tags(&mut self) {
+        for i in 0..self.n {
+            for e in &mut self.buckets.get_mut(i).0 {
+                e.tag ^= e.pn as u64 | (e.dn as u64) << 32;
+            }
         }
     }
 
@@ -546,6 +665,7 @@ impl Tt {
                     n,
                     mask: n as u64 - 1,
                     used: 0,
+                    threads_share: false,
                 });
             }
         }
@@ -574,6 +694,7 @@ impl Tt {
             n,
             mask: n as u64 - 1,
             used: 0,
+            threads_share: false,
         })
     }
 
@@ -751,6 +872,50 @@ impl Tt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_table_shared_by_threads_keeps_its_entries_and_saves_once_alone() {
+        let mut t = Tt::with_bytes(16 << 20);
+        let v = |pn| TtValue { pn, dn: 7, work: 2 };
+        let keys: Vec<u64> = (1..5000u64)
+            .map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        for &k in &keys {
+            t.put(k, v(1));
+        }
+        let mut other = t.share().expect("shared");
+        assert!(t.share().is_none(), "shared once");
+        // Grown to its full size on sharing, the entries kept.
+        assert_eq!(t.bytes_in_use(), t.bytes());
+        assert!(keys.iter().all(|&k| other.get(k) == Some(v(1))));
+        // Each handle sees what the other writes, from another thread.
+        let third = t.view().expect("a view");
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for &k in &keys {
+                    other.put(k, v(2));
+                }
+            });
+        });
+        assert!(keys.iter().all(|&k| t.get(k) == Some(v(2))));
+        // Not saved while shared; its own again once the others are gone.
+        let mut bytes = Vec::new();
+        assert!(t.save(&mut bytes).is_err());
+        assert!(!t.unshare(), "another handle lives");
+        drop((other, third));
+        assert!(t.unshare());
+        assert_eq!(t.used(), keys.len() as u64);
+        assert!(keys.iter().all(|&k| t.get(k) == Some(v(2))));
+        bytes.clear();
+        t.save(&mut bytes).unwrap();
+        let mut u = Tt::with_bytes(16 << 20);
+        assert!(u.load(&mut &bytes[..], t.checksum()).unwrap());
+        assert_eq!(u.used(), keys.len() as u64);
+        assert!(keys.iter().all(|&k| u.get(k) == Some(v(2))));
+        // A private table has no views; nor does one shared by processes.
+        assert!(u.view().is_none());
+    }
 
     #[test]
     fn saved_tables_load_only_with_their_checksum() {

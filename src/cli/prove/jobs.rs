@@ -18,6 +18,9 @@ use std::time::Instant;
 /// Where jobs run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ExecutorKind {
+    /// No jobs: one df-pn search of this process whose N threads share
+    /// one transposition table (the fastest on one machine).
+    Search,
     /// Worker processes on this machine.
     Local,
     /// Jobs as threads of this process (no process start per job, one
@@ -30,15 +33,18 @@ pub(crate) enum ExecutorKind {
 /// The options of a job-level search.
 #[derive(Args, Debug)]
 pub(crate) struct ManyArgs {
-    /// Jobs at once. 1 (the default) runs one search in this process;
-    /// 2 or more run a master that keeps the top of the proof tree in the
-    /// store and sends its most-proving leaves out as jobs (docs/prove.md,
-    /// "Many jobs").
+    /// Workers at once. 1 (the default) runs one search on one thread.
+    /// With --executor search (the default), N threads of one search
+    /// share one transposition table; with local, threads or slurm, a
+    /// master keeps the top of the proof tree in the store and sends its
+    /// most-proving leaves out as N jobs at a time (docs/prove.md, "Many
+    /// jobs").
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub(super) jobs: u32,
-    /// Where jobs run (with --jobs N >= 2).
-    #[arg(long, value_enum, default_value = "local")]
-    executor: ExecutorKind,
+    /// Where the work runs (with --jobs N >= 2): search (threads of one
+    /// search), local (job processes), threads (jobs as threads), slurm.
+    #[arg(long, value_enum, default_value = "search")]
+    pub(super) executor: ExecutorKind,
     /// Where job files and results go (shared by master and workers;
     /// default: the store's path with `.jobs`).
     #[arg(long, value_name = "DIR")]
@@ -71,6 +77,17 @@ pub(crate) struct ManyArgs {
     /// engine; the job file is its last argument).
     #[arg(long, hide = true, value_name = "COMMAND")]
     worker: Option<String>,
+}
+
+impl ManyArgs {
+    /// Search threads of a one-process search: `--jobs` with the search
+    /// executor, else 1.
+    pub(super) fn threads(&self) -> usize {
+        match self.executor {
+            ExecutorKind::Search => self.jobs as usize,
+            _ => 1,
+        }
+    }
 }
 
 /// Where the local jobs' shared table goes: on /dev/shm (memory) where
@@ -169,6 +186,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         None => WorkerCommand::this_exe().context("cannot find this program's path")?,
     };
     let mut exec: Box<dyn Executor> = match many.executor {
+        ExecutorKind::Search => unreachable!("--executor search runs no jobs"),
         ExecutorKind::Local => Box::new(Local::new(worker)),
         ExecutorKind::Threads => Box::new(crate::jobs::executor::Threads::new()),
         ExecutorKind::Slurm => Box::new(Slurm::new(worker, &many.slurm_args)?),
