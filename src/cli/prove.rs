@@ -92,6 +92,8 @@ struct Summary {
     nodes_per_second: f64,
     /// Search threads on the one transposition table (`--jobs N`).
     threads: usize,
+    /// Of `nodes`, those of the threads other than the first.
+    other_threads_nodes: u64,
     proof_positions: u64,
     proof_depth: u32,
     records_written: u64,
@@ -202,6 +204,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         generated: report.generated,
         nodes_per_second: report.nodes as f64 / secs.max(1e-9),
         threads: args.many.threads(),
+        other_threads_nodes: report.other_threads_nodes,
         proof_positions: report.proof_positions,
         proof_depth: report.proof_depth,
         records_written: report.records_written,

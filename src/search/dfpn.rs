@@ -181,11 +181,18 @@ pub(super) struct Budget<'s> {
     /// Stop when this is set: another search thread of the run solved
     /// the root, or the run ended.
     pub(super) halt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-    /// The nodes of every search thread of the run, when several: the
-    /// node limit and the progress reports count them all.
-    pool: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// The counts of every search thread of the run, when several: the
+    /// node limit and the progress reports count all their nodes.
+    pool: Option<std::sync::Arc<Pool>>,
     /// This thread's nodes already added to `pool`.
     pooled: u64,
+}
+
+/// The nodes of the search threads of one run.
+#[derive(Default)]
+pub(super) struct Pool {
+    /// Nodes expanded.
+    pub(super) nodes: std::sync::atomic::AtomicU64,
 }
 
 impl Budget<'_> {
@@ -211,11 +218,7 @@ impl Budget<'_> {
 
     /// Counts this thread's nodes, from `nodes` on, in `pool` with those
     /// of the run's other search threads (`None`: this thread alone).
-    pub(super) fn pool_nodes(
-        &mut self,
-        pool: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
-        nodes: u64,
-    ) {
+    pub(super) fn pool(&mut self, pool: Option<std::sync::Arc<Pool>>, nodes: u64) {
         self.pool = pool;
         self.pooled = nodes;
     }
@@ -230,7 +233,7 @@ impl Budget<'_> {
             Some(p) => {
                 let d = nodes - self.pooled;
                 self.pooled = nodes;
-                p.fetch_add(d, std::sync::atomic::Ordering::Relaxed) + d
+                p.nodes.fetch_add(d, std::sync::atomic::Ordering::Relaxed) + d
             }
             None => nodes,
         };

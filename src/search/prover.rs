@@ -46,6 +46,8 @@ pub struct Prover<'s> {
     threads: usize,
     /// The limits of the run, for the other search threads.
     limits: super::config::Limits,
+    /// Nodes the other search threads expanded.
+    other_threads_nodes: u64,
 }
 
 impl<'s> Prover<'s> {
@@ -72,6 +74,7 @@ impl<'s> Prover<'s> {
             root_min_nodes: 0,
             threads: config.threads.max(1),
             limits,
+            other_threads_nodes: 0,
         })
     }
 
@@ -182,6 +185,7 @@ impl<'s> Prover<'s> {
             result: ProveResult::Stopped,
             best_move: None,
             nodes: 0,
+            other_threads_nodes: 0,
             generated: 0,
             proof_positions: 0,
             proof_depth: 0,
@@ -259,6 +263,7 @@ impl<'s> Prover<'s> {
         }
         self.root_need(root, &mut report)?;
         report.nodes = self.search.nodes;
+        report.other_threads_nodes = self.other_threads_nodes;
         report.generated = self.search.generated;
         report.records_written = self.writer.written;
         report.filter_bytes = self.writer.filter_bytes();
@@ -273,24 +278,37 @@ impl<'s> Prover<'s> {
     /// from the nodes the others are in ([`super::dfpn::Busy`]), until one
     /// solves it; this thread then takes the root's value from the tt.
     fn search_root(&mut self, root: &Position, key: u64) -> (u32, u32) {
-        let helpers = self.threads - 1;
-        let view = if helpers > 0 {
-            self.search.tt.share()
-        } else {
-            None
-        };
-        let Some(view) = view else {
+        if self.threads < 2 {
             return self.search_root_alone(root, key);
-        };
-        let busy = std::sync::Arc::new(super::dfpn::Busy::new());
-        let halt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let solved = std::sync::atomic::AtomicBool::new(false);
-        let pool = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(self.search.nodes));
+        }
+        match self.search_root_threads(root, key) {
+            Some(v) => v,
+            None => self.search_root_alone(root, key),
+        }
+    }
+
+    /// [`Prover::search_root`] with its threads, on the table grown to its
+    /// full size and shared (it cannot grow while shared; growing it in
+    /// steps, all threads stopping and starting again from the root at
+    /// each doubling, was tried and measured no faster on rung 10: medians
+    /// of 0.65-0.77 of one thread's time over three 7-round runs, against
+    /// 0.59 and 0.66); `None` if it cannot be shared.
+    fn search_root_threads(&mut self, root: &Position, key: u64) -> Option<(u32, u32)> {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+        while self.search.tt.grow_step() {}
+        let view = self.search.tt.share()?;
+        let helpers = self.threads - 1;
+        let busy = Arc::new(super::dfpn::Busy::new());
+        let halt = Arc::new(AtomicBool::new(false));
+        let solved = AtomicBool::new(false);
+        let pool = Arc::new(super::dfpn::Pool::default());
+        pool.nodes.store(self.search.nodes, Relaxed);
         self.search.busy = Some(busy.clone());
         self.search.budget.halt = Some(halt.clone());
         self.search
             .budget
-            .pool_nodes(Some(pool.clone()), self.search.nodes);
+            .pool(Some(pool.clone()), self.search.nodes);
         let mut views = vec![view];
         while views.len() < helpers {
             views.extend(views[0].view());
@@ -304,9 +322,8 @@ impl<'s> Prover<'s> {
                 .into_iter()
                 .enumerate()
                 .map(|(i, tt)| {
-                    let (busy, halt, solved, line) = (busy.clone(), halt.clone(), &solved, &line);
-                    let pool = pool.clone();
-                    let limits = limits.clone();
+                    let (busy, halt, pool) = (busy.clone(), halt.clone(), pool.clone());
+                    let (solved, line, limits) = (&solved, &line, limits.clone());
                     std::thread::Builder::new()
                         .name(format!("search-{}", i + 1))
                         .stack_size(super::run::STACK_BYTES)
@@ -328,13 +345,13 @@ impl<'s> Prover<'s> {
                             h.use_table(tt);
                             h.search.busy = Some(busy);
                             h.search.budget.halt = Some(halt.clone());
-                            h.search.budget.pool_nodes(Some(pool), 0);
+                            h.search.budget.pool(Some(pool), 0);
                             h.search.path.set_entries(line);
                             h.search.root_len = root_len;
                             let (pn, dn, _) = h.mid(root, key, INF, INF);
                             if pn == 0 || dn == 0 {
-                                solved.store(true, std::sync::atomic::Ordering::Relaxed);
-                                halt.store(true, std::sync::atomic::Ordering::Relaxed);
+                                solved.store(true, Relaxed);
+                                halt.store(true, Relaxed);
                             }
                             h.search.nodes
                         })
@@ -342,37 +359,37 @@ impl<'s> Prover<'s> {
                 })
                 .collect();
             let (mut pn, mut dn) = self.search_root_alone(root, key);
-            halt.store(true, std::sync::atomic::Ordering::Relaxed);
+            halt.store(true, Relaxed);
             let nodes: u64 = handles.into_iter().map(|h| h.join().unwrap_or(0)).sum();
-            if pn != 0 && dn != 0 && solved.load(std::sync::atomic::Ordering::Relaxed) {
+            if pn != 0 && dn != 0 && solved.load(Relaxed) {
                 // Another thread solved the root: its value is in the tt.
                 if let Some(v) = self.search.tt.get(key)
                     && (v.pn == 0 || v.dn == 0)
                 {
                     (pn, dn) = (v.pn, if v.pn == 0 { INF } else { 0 });
-                    self.search.stopped = false;
                 }
             }
             (pn, dn, nodes)
         });
         self.search.busy = None;
         self.search.budget.halt = None;
-        self.search.budget.pool_nodes(None, 0);
+        self.search.budget.pool(None, 0);
         // The other threads are gone: the table is this thread's again
         // (to extract from, and to save if the search stopped).
         self.search.tt.unshare();
         self.search.nodes += helper_nodes;
+        self.other_threads_nodes += helper_nodes;
         if pn == 0 || dn == 0 {
             // Solved, whichever thread did it: the halt stopped nothing.
             self.search.stopped = false;
-            return (pn, dn);
+            return Some((pn, dn));
         }
-        if self.search.stopped && pn != 0 && dn != 0 && !self.limits_reached() {
+        if self.search.stopped && !self.limits_reached() {
             // Halted by a thread that solved the root, whose entry is gone
             // from the tt since: on alone.
-            return self.search_root_alone(root, key);
+            return Some(self.search_root_alone(root, key));
         }
-        (pn, dn)
+        Some((pn, dn))
     }
 
     /// Whether the run's own limits (not another thread) stop it.

@@ -49,6 +49,9 @@ pub struct ProveReport {
     pub best_move: Option<Move>,
     /// Nodes expanded.
     pub nodes: u64,
+    /// Of `nodes`, those of the search threads other than the first
+    /// ([`super::Config::threads`]).
+    pub other_threads_nodes: u64,
     /// Child positions generated.
     pub generated: u64,
     /// Distinct positions in the proof, game ends included (exact, from a

@@ -386,26 +386,17 @@ impl Tt {
         }
     }
 
-    /// Makes this private table one that threads share: it is grown to its
-    /// full size (no handle may grow it once shared), every access from
-    /// now on goes through atomics as in a table shared by processes, and
-    /// the returned handle is one more view of the same entries
-    /// ([`Tt::view`] makes others). `None` where the platform has no
-    /// shared tables (the search then runs one thread), or if the table is
-    /// shared already.
+    /// Makes this private table one that threads share, at its present
+    /// size (no handle may grow it while shared): every access from now on goes through atomics
+    /// as in a table shared by processes, and the returned handle is one
+    /// more view of the same entries ([`Tt::view`] makes others). `None`
+    /// where the platform has no shared tables (the search then runs one
+    /// thread), or if the table is shared already.
     pub fn share(&mut self) -> Option<Tt> {
         #[cfg(target_os = "linux")]
         {
             if self.buckets.shared {
                 return None;
-            }
-            if self.used == 0 {
-                // Nothing to move: all of it in use at once.
-                self.n = self.buckets.len;
-                self.mask = self.n as u64 - 1;
-            }
-            while self.n < self.buckets.len {
-                self.grow();
             }
             self.xor_tags();
             let map = std::sync::Arc::new(SharedMap {
@@ -746,6 +737,16 @@ impl Tt {
         let _ = path;
     }
 
+    /// Doubles a private table's buckets in use, if it may; false if it is
+    /// at its full size or shared.
+    pub fn grow_step(&mut self) -> bool {
+        if self.buckets.shared || self.n >= self.buckets.len {
+            return false;
+        }
+        self.grow();
+        true
+    }
+
     /// Whether this table is shared with other processes.
     pub fn is_shared(&self) -> bool {
         self.buckets.shared
@@ -886,8 +887,9 @@ mod tests {
         }
         let mut other = t.share().expect("shared");
         assert!(t.share().is_none(), "shared once");
-        // Grown to its full size on sharing, the entries kept.
-        assert_eq!(t.bytes_in_use(), t.bytes());
+        // Shared at its size, the entries kept; it grows only once its own.
+        let size = t.bytes_in_use();
+        assert!(!t.grow_step());
         assert!(keys.iter().all(|&k| other.get(k) == Some(v(1))));
         // Each handle sees what the other writes, from another thread.
         let third = t.view().expect("a view");
@@ -906,6 +908,8 @@ mod tests {
         drop((other, third));
         assert!(t.unshare());
         assert_eq!(t.used(), keys.len() as u64);
+        assert!(t.grow_step());
+        assert_eq!(t.bytes_in_use(), 2 * size);
         assert!(keys.iter().all(|&k| t.get(k) == Some(v(2))));
         bytes.clear();
         t.save(&mut bytes).unwrap();
