@@ -368,6 +368,37 @@ fn worker_processes_share_a_table_file_or_not() {
     assert_eq!(v["shared_table"], true);
     let v = prove_on("unshared", "local", &["--no-shared-table"]);
     assert_eq!(v["shared_table"], false);
+    // Jobs with tables of their own search with two threads each.
+    let v = prove_on(
+        "jobthreads",
+        "local",
+        &["--no-shared-table", "--job-threads", "2"],
+    );
+    assert_eq!(v["shared_table"], false);
+}
+
+#[test]
+fn a_job_with_a_bad_thread_count_is_refused_naming_its_budget() {
+    let dir = temp_dir("threads");
+    let job = dir.join("j.json");
+    let fen = "rnbqkbnr/ppp1pppp/8/3p4/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 2";
+    for (threads, ok) in [(0, false), (2, true), (1025, false)] {
+        write_job(&job, fen, r#""e3","d5""#, "white", 100_000, "");
+        let text = std::fs::read_to_string(&job).unwrap().replace(
+            r#""memory_bytes":16777216}"#,
+            &format!(r#""memory_bytes":16777216,"threads":{threads}}}"#),
+        );
+        std::fs::write(&job, text).unwrap();
+        let o = job_run(&job);
+        let err = String::from_utf8_lossy(&o.stderr);
+        if ok {
+            assert_eq!(o.status.code(), Some(0), "{err}");
+        } else {
+            assert_eq!(o.status.code(), Some(2), "{err}");
+            assert!(err.contains("budget") && err.contains("threads"), "{err}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `antiproof job run JOB`.

@@ -35,6 +35,19 @@ pub struct Budget {
     pub time_s: f64,
     /// Bytes of its transposition table.
     pub memory_bytes: u64,
+    /// Threads of its df-pn search on that table (optional, default 1;
+    /// at most 1024): where the job has a table of its own (not a table
+    /// shared by the jobs of one machine).
+    #[serde(default = "one_thread", skip_serializing_if = "is_one_thread")]
+    pub threads: u32,
+}
+
+fn one_thread() -> u32 {
+    1
+}
+
+fn is_one_thread(t: &u32) -> bool {
+    *t == 1
 }
 
 /// A job as written in its file.
@@ -356,6 +369,9 @@ impl Job {
                 "nodes and time_s must be positive and memory_bytes at least 64K",
             ));
         }
+        if !(1..=1024).contains(&b.threads) {
+            return Err(malformed(path, Some("budget"), "threads must be 1 to 1024"));
+        }
         let history = parse_history(path, &file.history, &root)?;
         Ok(Job {
             file,
@@ -481,6 +497,7 @@ mod tests {
             nodes: 1000,
             time_s: 5.0,
             memory_bytes: 1 << 20,
+            threads: 1,
         };
         let job = Job::new(
             "n1".into(),

@@ -478,6 +478,7 @@ impl Master<'_, '_> {
                         nodes: n.budget.max(1),
                         time_s: time_s.max(0.1),
                         memory_bytes: self.cfg.budget.memory_bytes,
+                        threads: self.cfg.budget.threads,
                     },
                     self.cfg.tables.clone(),
                 );

@@ -81,7 +81,7 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
         tt_bytes: usize::try_from(b.memory_bytes).unwrap_or(usize::MAX),
         limits,
         checkpoint_size: 20_000,
-        threads: 1,
+        threads: b.threads as usize,
         // Jobs run without the fifty-move rule (`prove --jobs` refuses it).
         fifty_move: false,
     };

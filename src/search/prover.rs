@@ -296,7 +296,7 @@ impl<'s> Prover<'s> {
     fn search_root_threads(&mut self, root: &Position, key: u64) -> Option<(u32, u32)> {
         use std::sync::Arc;
         use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-        while self.search.tt.grow_step() {}
+        self.search.tt.grow_full();
         let view = self.search.tt.share()?;
         let helpers = self.threads - 1;
         let busy = Arc::new(super::dfpn::Busy::new());

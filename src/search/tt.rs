@@ -737,6 +737,34 @@ impl Tt {
         let _ = path;
     }
 
+    /// Grows a private table to its full size at once (every entry moved
+    /// straight to its bucket there; nothing to move in an empty table).
+    pub fn grow_full(&mut self) {
+        let len = self.buckets.len;
+        if self.buckets.shared || self.n >= len {
+            return;
+        }
+        let n = self.n;
+        if self.used > 0 {
+            for i in 0..n {
+                let old = *self.buckets.get(i);
+                *self.buckets.get_mut(i) = Bucket::default();
+                for e in old.0.into_iter().filter(Entry::occupied) {
+                    // n >= 2^16: bits 0..16 of the key are those of i, the
+                    // rest are in the tag. The entries of bucket t come
+                    // from bucket t mod n alone, so four always fit.
+                    let key = (e.tag & !0xffff) | (i as u64 & 0xffff);
+                    let b = &mut self.buckets.get_mut((key & (len as u64 - 1)) as usize).0;
+                    if let Some(slot) = b.iter_mut().find(|s| !s.occupied()) {
+                        *slot = e;
+                    }
+                }
+            }
+        }
+        self.n = len;
+        self.mask = len as u64 - 1;
+    }
+
     /// Doubles a private table's buckets in use, if it may; false if it is
     /// at its full size or shared.
     pub fn grow_step(&mut self) -> bool {
@@ -890,6 +918,8 @@ mod tests {
         // Shared at its size, the entries kept; it grows only once its own.
         let size = t.bytes_in_use();
         assert!(!t.grow_step());
+        t.grow_full();
+        assert_eq!(t.bytes_in_use(), size, "not while shared");
         assert!(keys.iter().all(|&k| other.get(k) == Some(v(1))));
         // Each handle sees what the other writes, from another thread.
         let third = t.view().expect("a view");
@@ -910,6 +940,10 @@ mod tests {
         assert_eq!(t.used(), keys.len() as u64);
         assert!(t.grow_step());
         assert_eq!(t.bytes_in_use(), 2 * size);
+        t.grow_full();
+        assert_eq!(t.bytes_in_use(), t.bytes());
+        assert_eq!(t.used(), keys.len() as u64);
+        assert!(keys.iter().all(|&k| t.get(k) == Some(v(2))), "kept");
         assert!(keys.iter().all(|&k| t.get(k) == Some(v(2))));
         bytes.clear();
         t.save(&mut bytes).unwrap();

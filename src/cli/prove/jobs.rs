@@ -53,6 +53,11 @@ pub(crate) struct ManyArgs {
     /// doubles it for the children.
     #[arg(long, default_value = "1M", value_parser = count, value_name = "NODES")]
     job_nodes: u64,
+    /// Search threads of each job, on its own table (jobs that share one
+    /// machine's table run one thread; with --executor slurm each job
+    /// asks for this many CPUs: `--cpus-per-task`).
+    #[arg(long, default_value_t = 1, value_parser = crate::cli::values::threads(), value_name = "T")]
+    job_threads: usize,
     /// Seconds one job may run at most.
     #[arg(long, default_value_t = 3600.0, value_name = "SECONDS")]
     job_time: f64,
@@ -189,7 +194,13 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         ExecutorKind::Search => unreachable!("--executor search runs no jobs"),
         ExecutorKind::Local => Box::new(Local::new(worker)),
         ExecutorKind::Threads => Box::new(crate::jobs::executor::Threads::new()),
-        ExecutorKind::Slurm => Box::new(Slurm::new(worker, &many.slurm_args)?),
+        ExecutorKind::Slurm => {
+            let mut args = many.slurm_args.clone();
+            if many.job_threads > 1 {
+                args = format!("--cpus-per-task={} {args}", many.job_threads);
+            }
+            Box::new(Slurm::new(worker, &args)?)
+        }
     };
     let store = Store::open(&args.db)?;
     let line = crate::rules::line_san(&start, &played);
@@ -204,6 +215,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             nodes: many.job_nodes,
             time_s: many.job_time,
             memory_bytes: args.memory.bytes() as u64,
+            threads: many.job_threads as u32,
         },
         growth: many.job_growth,
         tables: args.tables.as_ref().map(|t| t.canonicalize()).transpose()?,
