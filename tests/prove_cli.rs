@@ -68,7 +68,6 @@ fn proves_a_rung_with_a_json_summary() {
 #[test]
 fn the_stored_proof_is_shrunk_and_still_certified() {
     let db = temp_db("cli-shrink");
-    let db_s = db.to_str().unwrap();
     let o = prove(&db, &["--json", "e3", "Na6"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v = json(&o);
@@ -80,14 +79,7 @@ fn the_stored_proof_is_shrunk_and_still_certified() {
     assert!(v["shrink_s"].as_f64().unwrap() <= v["time_s"].as_f64().unwrap());
     assert!(v["extract_s"].as_f64().unwrap() <= v["time_s"].as_f64().unwrap());
     assert_eq!(walk(&db, "e3 Na6", Color::White) as u64, positions);
-    let tree = db.with_file_name("e3-na6.tree");
-    let tree_s = tree.to_str().unwrap();
-    let o = run_cli(&["export", "--db", db_s, "e3", "Na6", "-o", tree_s]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = run_cli(&["verify", "--tree", tree_s]);
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
-    assert!(out.contains("CERTIFIED"), "{out}");
+    let out = export_and_certify(&db, &["e3", "Na6"]);
     assert!(
         out.contains(&format!("positions:   {positions} distinct")),
         "{out}"
@@ -263,7 +255,6 @@ fn a_stopped_search_saves_its_table_and_the_next_run_resumes_from_it() {
 #[test]
 fn two_search_threads_stop_resume_and_prove_a_certified_line() {
     let db = temp_db("cli-threads");
-    let db_s = db.to_str().unwrap();
     let args = ["--json", "--jobs", "2", "--memory", "32M"];
     let o = prove(
         &db,
@@ -280,20 +271,14 @@ fn two_search_threads_stop_resume_and_prove_a_certified_line() {
     let v = json(&o);
     assert_eq!(v["resumed_table"], true);
     assert_eq!(v["result"], "proven");
+    assert!(v["other_threads_nodes"].as_u64().unwrap() > 0, "{v}");
     assert!(
         !tt_path(&db).exists(),
         "a finished search removes its table"
     );
     let positions = v["proof_positions"].as_u64().unwrap();
     assert_eq!(walk(&db, "e3 g6", Color::White) as u64, positions);
-    let tree = db.with_file_name("e3-g6.tree");
-    let tree_s = tree.to_str().unwrap();
-    let o = run_cli(&["export", "--db", db_s, "e3", "g6", "-o", tree_s]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = run_cli(&["verify", "--tree", tree_s]);
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
-    assert!(out.contains("CERTIFIED"), "{out}");
+    export_and_certify(&db, &["e3", "g6"]);
     // Under the fifty-move rule too (the job executors refuse it).
     let o = prove(
         &db,
@@ -423,6 +408,23 @@ fn a_disproof_says_it_is_not_certified() {
     assert_eq!(json(&o)["certifiable"], true);
     assert!(!String::from_utf8_lossy(&o.stdout).contains("not certified"));
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
+/// Exports the stored proof of `moves` to a win-tree file beside the
+/// store and certifies it; the checker's report.
+fn export_and_certify(db: &Path, moves: &[&str]) -> String {
+    let tree = db.with_file_name(format!("{}.tree", moves.join("-").to_lowercase()));
+    let tree_s = tree.to_str().unwrap();
+    let mut args = vec!["export", "--db", db.to_str().unwrap()];
+    args.extend(moves);
+    args.extend(["-o", tree_s]);
+    let o = run_cli(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_cli(&["verify", "--tree", tree_s]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("CERTIFIED"), "{out}");
+    out
 }
 
 fn run_cli(args: &[&str]) -> Output {
