@@ -24,7 +24,8 @@ pub(crate) enum ExecutorKind {
     /// Worker processes on this machine.
     Local,
     /// Jobs as threads of this process (no process start per job, one
-    /// mapping of the shared table): the fastest on one machine.
+    /// mapping of the shared table): the job-level search's fastest on
+    /// one machine.
     Threads,
     /// Slurm batch jobs (sbatch; the work directory must be shared).
     Slurm,
