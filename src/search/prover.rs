@@ -316,6 +316,7 @@ impl<'s> Prover<'s> {
         let line = self.search.path.entries();
         let root_len = self.search.root_len;
         let (rules, fifty, prover, tables) = (self.rules, self.fifty, self.prover, self.tables);
+        let store = self.writer.store;
         let limits = self.limits.clone();
         let (pn, dn, helper_nodes) = std::thread::scope(|scope| {
             let handles: Vec<_> = views
@@ -336,7 +337,10 @@ impl<'s> Prover<'s> {
                                 checkpoint_size: INF,
                                 threads: 1,
                             };
-                            let Ok(mut h) = Prover::new(config, prover, None) else {
+                            // With the store, for its proven positions
+                            // (its own filter; it writes nothing: no
+                            // checkpoints, no extraction).
+                            let Ok(mut h) = Prover::new(config, prover, store) else {
                                 return 0;
                             };
                             if let Some(t) = tables {
