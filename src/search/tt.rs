@@ -765,16 +765,6 @@ impl Tt {
         self.mask = len as u64 - 1;
     }
 
-    /// Doubles a private table's buckets in use, if it may; false if it is
-    /// at its full size or shared.
-    pub fn grow_step(&mut self) -> bool {
-        if self.buckets.shared || self.n >= self.buckets.len {
-            return false;
-        }
-        self.grow();
-        true
-    }
-
     /// Whether this table is shared with other processes.
     pub fn is_shared(&self) -> bool {
         self.buckets.shared
@@ -917,7 +907,6 @@ mod tests {
         assert!(t.share().is_none(), "shared once");
         // Shared at its size, the entries kept; it grows only once its own.
         let size = t.bytes_in_use();
-        assert!(!t.grow_step());
         t.grow_full();
         assert_eq!(t.bytes_in_use(), size, "not while shared");
         assert!(keys.iter().all(|&k| other.get(k) == Some(v(1))));
@@ -938,8 +927,6 @@ mod tests {
         drop((other, third));
         assert!(t.unshare());
         assert_eq!(t.used(), keys.len() as u64);
-        assert!(t.grow_step());
-        assert_eq!(t.bytes_in_use(), 2 * size);
         t.grow_full();
         assert_eq!(t.bytes_in_use(), t.bytes());
         assert_eq!(t.used(), keys.len() as u64);
