@@ -94,6 +94,10 @@ struct Summary {
     threads: usize,
     /// Of `nodes`, those of the threads other than the first.
     other_threads_nodes: u64,
+    /// The root's proof and disproof numbers when the run ended
+    /// (4294967295 is infinite: 0 and that for a proof).
+    root_pn: u32,
+    root_dn: u32,
     proof_positions: u64,
     proof_depth: u32,
     records_written: u64,
@@ -205,6 +209,8 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         nodes_per_second: report.nodes as f64 / secs.max(1e-9),
         threads: args.many.threads(),
         other_threads_nodes: report.other_threads_nodes,
+        root_pn: report.root_pn,
+        root_dn: report.root_dn,
         proof_positions: report.proof_positions,
         proof_depth: report.proof_depth,
         records_written: report.records_written,
@@ -483,6 +489,14 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
         )?;
     } else {
         writeln!(out, "nodes/s:         {:.0}", s.nodes_per_second)?;
+    }
+    if r.result == ProveResult::Stopped {
+        writeln!(
+            out,
+            "root pn / dn:    {} / {}",
+            fmt_pn(s.root_pn),
+            fmt_pn(s.root_dn)
+        )?;
     }
     if r.result == ProveResult::Proven {
         writeln!(out, "proof positions: {}", s.proof_positions)?;
