@@ -61,6 +61,40 @@ fn proves_a_rung_with_a_json_summary() {
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
+/// Rung 6 (1.e3 Na6) with `--smaller-proof`: the winner's other moves are
+/// proven where they could replace bigger parts of the proof; the stored
+/// proof ends smaller than the greedy passes leave it (3,074 positions),
+/// closes, and its certificate is certified with exactly those positions.
+#[test]
+fn smaller_proof_proves_alternatives_and_the_proof_stays_certified() {
+    let db = temp_db("cli-smaller");
+    let o = prove(&db, &["--json", "--smaller-proof", "e3", "Na6"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["result"], "proven");
+    let positions = v["proof_positions"].as_u64().unwrap();
+    let alt = &v["alternatives"];
+    assert!(alt["proven"].as_u64().unwrap() > 0, "{v}");
+    assert!(alt["rewritten"].as_u64().unwrap() > 0, "{v}");
+    assert!(positions < 3_000, "{positions}");
+    // The nodes of those searches are reported apart.
+    assert_eq!(v["nodes"].as_u64(), Some(427_338), "{v}");
+    assert_eq!(walk(&db, "e3 Na6", Color::White) as u64, positions);
+    let out = export_and_certify(&db, &["e3", "Na6"]);
+    assert!(
+        out.contains(&format!("positions:   {positions} distinct")),
+        "{out}"
+    );
+    // Without the flag, no such pass.
+    let db2 = temp_db("cli-smaller-off");
+    let o = prove(&db2, &["--json", "e3", "Na6"]);
+    let v = json(&o);
+    assert!(v["alternatives"].is_null(), "{v}");
+    assert!(v["proof_positions"].as_u64().unwrap() > positions, "{v}");
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+    std::fs::remove_dir_all(db2.parent().unwrap()).unwrap();
+}
+
 /// Rung 6 (1.e3 Na6): the pass over the stored proof takes moves into
 /// positions the proof holds anyway (3,090 positions as extracted, fewer
 /// after); the exported certificate has exactly the reported positions

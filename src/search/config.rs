@@ -33,6 +33,9 @@ pub struct Config {
     pub checkpoint_size: u32,
     /// Search threads sharing the transposition table (1: one search).
     pub threads: usize,
+    /// After a proof, prove the winner's other moves where they could
+    /// make the stored proof smaller ([`super::alternatives`]).
+    pub shrink_alternatives: bool,
 }
 
 impl Config {
@@ -51,6 +54,7 @@ impl Default for Config {
             limits: Limits::default(),
             checkpoint_size: 20_000,
             threads: 1,
+            shrink_alternatives: false,
         }
     }
 }

@@ -186,6 +186,9 @@ pub(super) struct Budget<'s> {
     pool: Option<std::sync::Arc<Pool>>,
     /// This thread's nodes already added to `pool`.
     pooled: u64,
+    /// Stop when this thread has expanded this many nodes (a bounded
+    /// search inside the run: [`Budget::cap`]).
+    cap: u64,
 }
 
 /// The nodes of the search threads of one run.
@@ -207,7 +210,16 @@ impl Budget<'_> {
             halt: None,
             pool: None,
             pooled: 0,
+            cap: u64::MAX,
         }
+    }
+
+    /// Stops the search once this thread's count reaches `cap` (`None`:
+    /// no such bound), within the run's own limits. `next_check` is
+    /// brought forward to it when sooner.
+    pub(super) fn cap(&mut self, cap: Option<u64>) {
+        self.cap = cap.unwrap_or(u64::MAX);
+        self.next_check = self.next_check.min(self.cap);
     }
 
     /// Starts the clock.
@@ -227,8 +239,8 @@ impl Budget<'_> {
     /// other threads' nodes, when pooled); reports progress when a second
     /// has passed since the last report.
     fn check(&mut self, nodes: u64, root_pn: u32, root_dn: u32, tt: &Tt) -> bool {
-        let mut stop = false;
-        self.next_check = nodes + 2048;
+        let mut stop = nodes >= self.cap;
+        self.next_check = (nodes + 2048).min(self.cap.max(nodes + 1));
         let nodes = match &self.pool {
             Some(p) => {
                 let d = nodes - self.pooled;

@@ -28,6 +28,7 @@
 //! proof explicitly from real positions down to game ends or stored
 //! records, so a hash collision in the tt can cost time, never soundness.
 
+mod alternatives;
 mod checkpoint;
 mod config;
 mod dfpn;
@@ -42,6 +43,7 @@ pub mod tt;
 mod walk;
 mod write;
 
+pub use alternatives::AlternativeFigures;
 pub use config::{Config, Limits};
 pub use frontier::ChildNumbers;
 pub use prover::Prover;

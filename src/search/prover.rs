@@ -48,6 +48,8 @@ pub struct Prover<'s> {
     limits: super::config::Limits,
     /// Nodes the other search threads expanded.
     other_threads_nodes: u64,
+    /// [`Config::shrink_alternatives`].
+    shrink_alternatives: bool,
 }
 
 impl<'s> Prover<'s> {
@@ -75,6 +77,7 @@ impl<'s> Prover<'s> {
             threads: config.threads.max(1),
             limits,
             other_threads_nodes: 0,
+            shrink_alternatives: config.shrink_alternatives,
         })
     }
 
@@ -196,6 +199,7 @@ impl<'s> Prover<'s> {
             filter_bytes: self.writer.filter_bytes(),
             proof_need: None,
             shrink: None,
+            alternatives: None,
             shrink_time: Duration::ZERO,
             extract_time: Duration::ZERO,
             elapsed: Duration::ZERO,
@@ -336,6 +340,7 @@ impl<'s> Prover<'s> {
                                 limits,
                                 checkpoint_size: INF,
                                 threads: 1,
+                                shrink_alternatives: false,
                             };
                             // With the store, for its proven positions
                             // (its own filter; it writes nothing: no
@@ -403,7 +408,7 @@ impl<'s> Prover<'s> {
     }
 
     /// Whether the run's own limits (not another thread) stop it.
-    fn limits_reached(&self) -> bool {
+    pub(super) fn limits_reached(&self) -> bool {
         let l = &self.limits;
         l.stop
             .as_ref()
@@ -486,7 +491,7 @@ impl<'s> Prover<'s> {
     /// into positions it holds anyway allow ([`super::shrink`]), unless it
     /// is too big to load; the report's best move is then the root's
     /// stored one.
-    fn shrink(&self, root: &Position, report: &mut ProveReport) -> Result<(), SearchError> {
+    fn shrink(&mut self, root: &Position, report: &mut ProveReport) -> Result<(), SearchError> {
         let Some(store) = self.writer.store else {
             return Ok(());
         };
@@ -494,11 +499,28 @@ impl<'s> Prover<'s> {
             return Ok(());
         }
         let start = Instant::now();
-        let endgame_leaf = |p: &Position| self.endgame(p).and_then(|(w, n)| w.then_some(n));
         let rules = self.writer.rule_set;
-        report.shrink =
-            shrink_stored_proof(store, rules, root, self.prover, &endgame_leaf, SHRINK_LIMIT)?;
-        if report.shrink.is_some_and(|f| f.rewritten > 0)
+        let greedy = |p: &Self| {
+            let endgame_leaf = |pos: &Position| p.endgame(pos).and_then(|(w, n)| w.then_some(n));
+            shrink_stored_proof(store, rules, root, p.prover, &endgame_leaf, SHRINK_LIMIT)
+        };
+        report.shrink = greedy(self)?;
+        if report.shrink.is_some() && self.shrink_alternatives {
+            let nodes = self.search.nodes;
+            let a = self.shrink_by_alternatives(root, SHRINK_LIMIT)?;
+            self.search.nodes = nodes;
+            report.alternatives = Some(a);
+            if a.rewritten > 0
+                && let Some(again) = greedy(self)?
+                && let Some(f) = report.shrink.as_mut()
+            {
+                f.after = again.after;
+                f.rewritten += again.rewritten;
+            }
+        }
+        let changed = report.shrink.is_some_and(|f| f.rewritten > 0)
+            || report.alternatives.is_some_and(|a| a.rewritten > 0);
+        if changed
             && root.turn() == self.prover
             && let Some((rec, _)) = self.writer.stored_entry(root)?
         {

@@ -80,6 +80,9 @@ pub struct ProveReport {
     /// What the pass over the stored proof that takes smaller proofs did
     /// ([`super::shrink_stored_proof`]), when it ran.
     pub shrink: Option<super::ShrinkFigures>,
+    /// What the passes that prove alternatives did
+    /// ([`super::alternatives`]), when they ran.
+    pub alternatives: Option<super::AlternativeFigures>,
     /// Time that pass took (part of `elapsed`).
     pub shrink_time: Duration,
     /// Time the final extraction of the root's proof took, with its store

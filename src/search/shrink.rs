@@ -61,7 +61,7 @@ pub const MAX_PASSES: usize = 8;
 const CYCLE_SEARCH_BUDGET: u64 = 50_000_000;
 
 /// No node.
-const NONE: u32 = u32::MAX;
+pub(super) const NONE: u32 = u32::MAX;
 
 /// An alternative move of a winner node: the node it leads to, and the
 /// headroom need through it (fifty-move rule).
@@ -427,27 +427,36 @@ pub struct ShrinkFigures {
 }
 
 /// A position of the loaded proof.
-struct Loaded {
-    pos: Position,
+pub(super) struct Loaded {
+    pub(super) pos: Position,
     /// The record (none for a game end or table leaf).
-    record: Option<Record>,
+    pub(super) record: Option<Record>,
     /// Whether the proof here is an endgame-table leaf.
-    table_leaf: bool,
+    pub(super) table_leaf: bool,
 }
 
-/// Reads the stored proof of `root` (a win for `winner`) into a [`Dag`],
-/// minimises it and rewrites the changed winner records. `endgame_leaf`
-/// says whether a position without a record is an endgame-table win for
-/// the winner, and its need. `Ok(None)`: the stored proof does not close
-/// (nothing is changed; the caller's walk reports it), or is too big.
-pub fn shrink_stored_proof(
+/// A stored proof read into memory: its [`Dag`], the position of each
+/// node, the index of each packed position, and for each winner node the
+/// moves of its alternatives (parallel to `dag.alts`).
+pub(super) struct LoadedProof {
+    pub(super) dag: Dag,
+    pub(super) nodes: Vec<Loaded>,
+    pub(super) ids: HashMap<Key, u32>,
+    pub(super) alt_moves: Vec<Vec<Move>>,
+}
+
+/// Reads the stored proof of `root` (a win for `winner`) breadth first,
+/// with every winner node's moves into other positions of the proof as
+/// its alternatives. `Ok(None)`: it does not close, or has more than
+/// `max_positions` positions.
+pub(super) fn load_proof(
     store: &Store,
     rules: RuleSet,
     root: &Position,
     winner: Color,
     endgame_leaf: &dyn Fn(&Position) -> Option<u8>,
     max_positions: u64,
-) -> Result<Option<ShrinkFigures>, StoreError> {
+) -> Result<Option<LoadedProof>, StoreError> {
     let reader = store.reader()?;
     let proof = StoredProof::new(&reader, rules);
     let fifty = rules.fifty_move;
@@ -533,6 +542,37 @@ pub fn shrink_stored_proof(
             alt_moves[i].push(m);
         }
     }
+    Ok(Some(LoadedProof {
+        dag,
+        nodes: loaded,
+        ids,
+        alt_moves,
+    }))
+}
+
+/// Reads the stored proof of `root` (a win for `winner`) into a [`Dag`],
+/// minimises it and rewrites the changed winner records. `endgame_leaf`
+/// says whether a position without a record is an endgame-table win for
+/// the winner, and its need. `Ok(None)`: the stored proof does not close
+/// (nothing is changed; the caller's walk reports it), or is too big.
+pub fn shrink_stored_proof(
+    store: &Store,
+    rules: RuleSet,
+    root: &Position,
+    winner: Color,
+    endgame_leaf: &dyn Fn(&Position) -> Option<u8>,
+    max_positions: u64,
+) -> Result<Option<ShrinkFigures>, StoreError> {
+    let fifty = rules.fifty_move;
+    let Some(LoadedProof {
+        mut dag,
+        nodes: loaded,
+        alt_moves,
+        ..
+    }) = load_proof(store, rules, root, winner, endgame_leaf, max_positions)?
+    else {
+        return Ok(None);
+    };
     let before = dag.size().unwrap_or(0);
     let rewritten = dag.minimise();
     let after = dag.size().unwrap_or(before);
@@ -544,7 +584,6 @@ pub fn shrink_stored_proof(
     if rewritten == 0 || after >= before {
         return Ok(Some(figures));
     }
-    drop(reader);
     let mut batch: Vec<(Key, Record, Need)> = Vec::new();
     for (i, l) in loaded.iter().enumerate() {
         let Some(ai) = dag.chosen[i] else { continue };
