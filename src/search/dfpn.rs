@@ -235,6 +235,18 @@ impl Budget<'_> {
         self.pooled = nodes;
     }
 
+    /// Whether the run's own limits are reached at `now` after `nodes`
+    /// expansions: its node limit, its deadline, or its stop flag (not
+    /// another thread's halt).
+    pub(super) fn over_limits(&self, nodes: u64, now: Instant) -> bool {
+        let l = &self.limits;
+        l.nodes.is_some_and(|n| nodes >= n)
+            || l.deadline.is_some_and(|d| now >= d)
+            || l.stop
+                .as_ref()
+                .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
     /// Whether a limit is reached after `nodes` expansions (with the
     /// other threads' nodes, when pooled); reports progress when a second
     /// has passed since the last report.
@@ -249,24 +261,12 @@ impl Budget<'_> {
             }
             None => nodes,
         };
-        if let Some(n) = self.limits.nodes
-            && nodes >= n
-        {
-            stop = true;
-        }
-        if let Some(s) = &self.limits.stop
-            && s.load(std::sync::atomic::Ordering::Relaxed)
-        {
+        let now = Instant::now();
+        if self.over_limits(nodes, now) {
             stop = true;
         }
         if let Some(s) = &self.halt
             && s.load(std::sync::atomic::Ordering::Relaxed)
-        {
-            stop = true;
-        }
-        let now = Instant::now();
-        if let Some(d) = self.limits.deadline
-            && now >= d
         {
             stop = true;
         }

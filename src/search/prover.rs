@@ -409,12 +409,9 @@ impl<'s> Prover<'s> {
 
     /// Whether the run's own limits (not another thread) stop it.
     pub(super) fn limits_reached(&self) -> bool {
-        let l = &self.limits;
-        l.stop
-            .as_ref()
-            .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
-            || l.deadline.is_some_and(|d| Instant::now() >= d)
-            || l.nodes.is_some_and(|n| self.search.nodes >= n)
+        self.search
+            .budget
+            .over_limits(self.search.nodes, Instant::now())
             || self.writer.error.is_some()
     }
 
