@@ -33,8 +33,11 @@ const TT_HEADER: usize = 32;
 impl Prover<'_> {
     /// Saves the transposition table for resuming the search of `root`
     /// later ([`Prover::load_tt`]), with a checksum of its entries;
-    /// written atomically (a temporary file, synced, then renamed).
-    pub fn save_tt(&self, root: &Position, path: &Path) -> std::io::Result<()> {
+    /// written atomically (a temporary file, synced, then renamed). A
+    /// mostly empty table is folded to the size its entries need first
+    /// ([`super::tt::Tt::fold_to_use`]).
+    pub fn save_tt(&mut self, root: &Position, path: &Path) -> std::io::Result<()> {
+        self.search.tt.fold_to_use();
         let mut header = self.tt_header(root);
         header[24..].copy_from_slice(&self.search.tt.checksum().to_le_bytes());
         crate::fsutil::write_atomic(path, |w| {

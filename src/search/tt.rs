@@ -765,6 +765,42 @@ impl Tt {
         self.mask = len as u64 - 1;
     }
 
+    /// Halves the buckets in use of a private table while its entries
+    /// would fill at most half of the halved table, so that a saved table
+    /// is about the size its entries need (a table grown to its full size
+    /// for threads, [`Tt::grow_full`], may be mostly empty). Buckets `i`
+    /// and `i + n/2` merge into `i`; where more than four entries meet,
+    /// the least valuable go (as [`Tt::put`] would replace them).
+    pub fn fold_to_use(&mut self) {
+        if self.buckets.shared {
+            return;
+        }
+        while self.n > MIN_BUCKETS && self.used * 4 <= (self.n as u64 / 2) * WAYS as u64 * 2 {
+            let half = self.n / 2;
+            let mut used = 0u64;
+            for i in 0..half {
+                let upper = *self.buckets.get(i + half);
+                *self.buckets.get_mut(i + half) = Bucket::default();
+                let b = &mut self.buckets.get_mut(i).0;
+                for e in upper.0.into_iter().filter(Entry::occupied) {
+                    // The key's bits 0..16 are those of the bucket, the
+                    // rest are in the tag: no two entries of the pair share
+                    // a key.
+                    let key = (e.tag & !0xffff) | (i as u64 & 0xffff);
+                    let j = victim(b, key);
+                    let prio = |x: &Entry| x.work_log() + 1 + (x.pn == 0 || x.dn == 0) as u64;
+                    if !b[j].occupied() || prio(&b[j]) < prio(&e) {
+                        b[j] = e;
+                    }
+                }
+                used += b.iter().filter(|e| e.occupied()).count() as u64;
+            }
+            self.n = half;
+            self.mask = half as u64 - 1;
+            self.used = used;
+        }
+    }
+
     /// Whether this table is shared with other processes.
     pub fn is_shared(&self) -> bool {
         self.buckets.shared
@@ -1085,5 +1121,50 @@ mod tests {
             .count();
         // A few may have been replaced in full buckets before a growth.
         assert!(found as u64 > n * 95 / 100, "{found} of {n}");
+    }
+
+    /// A table grown to its full size and then mostly empty is folded
+    /// back before saving: to the smallest size at which its entries fill
+    /// at most half, every entry kept (few meet in one bucket), and it
+    /// saves, loads and reads back the same.
+    #[test]
+    fn a_mostly_empty_table_folds_to_the_size_its_entries_need() {
+        let mut t = Tt::with_bytes(64 << 20);
+        t.grow_full();
+        assert_eq!(t.bytes_in_use(), t.bytes());
+        let key = |i: u64| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) ^ (i << 7);
+        let n = 100_000u64;
+        let v = |i: u64| TtValue {
+            pn: i as u32,
+            dn: 3,
+            work: 4,
+        };
+        for i in 1..=n {
+            t.put(key(i), v(i));
+        }
+        t.fold_to_use();
+        // 100,000 entries: 2^17 buckets (2^19 slots) hold them at 19 %,
+        // 2^16 would be at 38 %: folded once more only at most half full.
+        assert_eq!(t.n, 1 << 16, "{}", t.n);
+        let found = (1..=n).filter(|&i| t.get(key(i)) == Some(v(i))).count() as u64;
+        assert!(found > n * 99 / 100, "{found} of {n}");
+        assert_eq!(t.used(), found);
+        let mut bytes = Vec::new();
+        t.save(&mut bytes).unwrap();
+        let mut u = Tt::with_bytes(64 << 20);
+        assert!(u.load(&mut bytes.as_slice(), t.checksum()).unwrap());
+        assert_eq!(u.used(), found);
+        assert_eq!(
+            (1..=n).filter(|&i| u.get(key(i)) == Some(v(i))).count() as u64,
+            found
+        );
+        // A table in use by the single search is not folded.
+        let mut w = Tt::with_bytes(64 << 20);
+        for i in 1..=600_000u64 {
+            w.put(key(i), v(i));
+        }
+        let before = w.n;
+        w.fold_to_use();
+        assert_eq!(w.n, before);
     }
 }
