@@ -124,6 +124,10 @@ pub trait ProofSource: Send + Sync {
 // ---------------------------------------------------------------------------
 // Win-tree files
 
+/// Win-tree files up to this size are read into memory by `serve` and
+/// `browse` rather than mapped ([`TreeSource::open`]).
+pub const READ_LIMIT: u64 = 1 << 30;
+
 /// A Watkins win-tree file as a proof source.
 pub struct TreeSource {
     name: String,
@@ -136,14 +140,17 @@ pub struct TreeSource {
 }
 
 impl TreeSource {
-    /// Opens (memory-maps) a win-tree file. The winner is `winner` if
-    /// given, else read from the tree's shape (see [`TreeSource::winner`]).
+    /// Opens a win-tree file: read into memory up to [`READ_LIMIT`] bytes
+    /// (a server runs long, and a file truncated in place under a mapping
+    /// would kill it with SIGBUS), memory-mapped beyond. The winner is
+    /// `winner` if given, else read from the tree's shape (see
+    /// [`TreeSource::winner`]).
     pub fn open(
         path: &Path,
         rules: Rules,
         winner: Option<Color>,
     ) -> Result<TreeSource, SourceError> {
-        let tree = WinTree::open(path)?;
+        let tree = WinTree::open_reading_up_to(path, READ_LIMIT)?;
         TreeSource::new(path.display().to_string(), tree, rules, winner)
     }
 

@@ -147,6 +147,19 @@ pub struct MoveEntry {
 impl<'a> WinTree<'a> {
     /// Memory-maps a file and parses its header.
     pub fn open(path: &Path) -> Result<WinTree<'static>, WinTreeError> {
+        WinTree::open_reading_up_to(path, 0)
+    }
+
+    /// As [`WinTree::open`], but a plain file of at most `max_read` bytes
+    /// is read into memory instead of mapped, so another process that
+    /// truncates or rewrites it in place cannot change what is read (a
+    /// mapped file truncated under a reader raises SIGBUS there). For long
+    /// runs such as `serve`. A compressed file is decompressed to an
+    /// unlinked temporary file, which nothing else can reach, and mapped.
+    pub fn open_reading_up_to(
+        path: &Path,
+        max_read: u64,
+    ) -> Result<WinTree<'static>, WinTreeError> {
         let io = |source| WinTreeError::Io {
             path: path.to_path_buf(),
             source,
@@ -155,12 +168,21 @@ impl<'a> WinTree<'a> {
         let mut file = crate::fsutil::open_regular(path).map_err(io)?;
         // A bzip2 or zstd file (by its magic bytes) is decompressed once to
         // an unlinked temporary file, which is mapped instead.
+        let mut plain = true;
         if let Some(kind) = super::compressed::sniff_file(&file).map_err(io)? {
             file = super::compressed::decompress(file, path, kind).map_err(io)?;
+            plain = false;
         }
         let meta = file.metadata().map_err(io)?;
         if meta.len() == 0 {
             return Err(WinTreeError::TooShort { len: 0 });
+        }
+        if plain && meta.len() <= max_read {
+            use std::io::{Read, Seek};
+            let mut bytes = Vec::with_capacity(meta.len() as usize);
+            file.rewind().map_err(io)?;
+            file.read_to_end(&mut bytes).map_err(io)?;
+            return WinTree::parse(Bytes::Owned(bytes));
         }
         // SAFETY: the map is read-only; a file changed under us gives wrong
         // bytes (which the checks reject), not undefined behaviour in

@@ -183,3 +183,29 @@ fn bad_headers() {
     let e = WinTree::from_bytes(&[1, 0, 0, 0x40, 0, 0]).err().unwrap();
     assert!(e.to_string().contains("node 0"), "{e}");
 }
+
+/// A file read into memory (as `serve` opens one) reads the same after
+/// another process truncates it in place; mapped, that read would raise
+/// SIGBUS.
+#[test]
+fn a_file_read_into_memory_survives_its_truncation() {
+    let (_, w) = small();
+    let dir = std::env::temp_dir().join(format!("ap-wt-read-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.tree");
+    std::fs::write(&path, &w.bytes).unwrap();
+    let t = WinTree::open_reading_up_to(&path, 1 << 20).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    assert_eq!(t.bytes(), &w.bytes[..]);
+    assert_eq!(t.size(0).unwrap(), Some(5));
+    assert_eq!(t.follow_uci(["e2e3", "d7d5", "g1f3"]).unwrap(), Some(3));
+    // Over the limit it is mapped.
+    std::fs::write(&path, &w.bytes).unwrap();
+    assert!(WinTree::open_reading_up_to(&path, 4).is_ok());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
