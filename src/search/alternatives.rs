@@ -41,10 +41,11 @@
 //! the store, unused by the root's proof: every stored record is a proof.
 
 use super::Prover;
-use super::dfpn::line_key;
+use super::dfpn::child_key;
 use super::report::SearchError;
 use super::shrink::{Doms, LoadedProof, NONE, load_proof};
 use super::tt::INF;
+use super::write::Overlay;
 use crate::rules::{Move, Outcome, Position};
 use crate::store::{FLAG_TABLES, Key, Need, Record, StoreError, Verdict};
 use crate::stored::{Node, StoredProof};
@@ -136,12 +137,29 @@ impl Prover<'_> {
         max_positions: u64,
     ) -> Result<AlternativeFigures, SearchError> {
         let mut figures = AlternativeFigures::default();
-        let Some(store) = self.writer.store else {
-            return Ok(figures);
-        };
-        if self.fifty {
+        if self.writer.store.is_none() || self.fifty {
             return Ok(figures);
         }
+        // The proofs of alternatives are committed together, not one at a
+        // time (a crash before loses only proofs no record points to yet).
+        self.writer.defer();
+        let r = self.alternative_passes(root, max_positions, &mut figures);
+        let c = self.writer.commit_deferred();
+        r?;
+        c?;
+        Ok(figures)
+    }
+
+    /// The passes of [`Prover::shrink_by_alternatives`].
+    fn alternative_passes(
+        &mut self,
+        root: &Position,
+        max_positions: u64,
+        figures: &mut AlternativeFigures,
+    ) -> Result<(), SearchError> {
+        let Some(store) = self.writer.store else {
+            return Ok(());
+        };
         let rules = self.writer.rule_set;
         // Alternatives a bounded search did not prove, with the bound.
         let mut failed: HashMap<Key, u64> = HashMap::new();
@@ -151,6 +169,7 @@ impl Prover<'_> {
                 store,
                 rules,
                 root,
+                self.root_key,
                 self.prover,
                 &endgame_leaf,
                 max_positions,
@@ -181,8 +200,7 @@ impl Prover<'_> {
                 if lost < MIN_LOST || st.taken.contains(&lp.nodes[xu].pos.pack().0) {
                     continue;
                 }
-                let Some((m, w)) =
-                    self.best_alternative(&st, x, lost, &mut failed, &mut figures)?
+                let Some((m, w)) = self.best_alternative(&st, x, lost, &mut failed, figures)?
                 else {
                     if self.search.stopped {
                         break;
@@ -210,6 +228,9 @@ impl Prover<'_> {
                 }
             }
             if !batch.is_empty() {
+                // The proofs the new moves lead to first.
+                self.writer.commit_deferred()?;
+                self.writer.defer();
                 store.replace_batch(rules, &batch)?;
                 figures.rewritten += batch.len() as u64;
             }
@@ -217,7 +238,7 @@ impl Prover<'_> {
                 break;
             }
         }
-        Ok(figures)
+        Ok(())
     }
 
     /// The winner node `x`'s cheapest move into a position outside the
@@ -267,13 +288,21 @@ impl Prover<'_> {
                 Some((r, _)) if r.verdict != Verdict::Loss => continue,
                 Some(_) => {}
                 None => {
+                    // The move's entry in the table, by the key the search
+                    // gave it on the path the proof was loaded by: known
+                    // lost, it is not tried; else the search goes on from
+                    // what the proving search left there.
+                    let ckey = child_key(st.lp.keys[x as usize], m, &c);
+                    if self.search.tt.get(ckey).is_some_and(|v| v.dn == 0) {
+                        continue;
+                    }
                     let cap = (limit * NODES_PER_POSITION).clamp(MIN_NODES, MAX_NODES);
                     // Not again with the same bound or a smaller one.
                     if failed.get(&key).is_some_and(|&tried| tried >= cap) {
                         continue;
                     }
                     figures.searches += 1;
-                    let proven = self.prove_bounded(&c, cap, figures)?;
+                    let proven = self.prove_bounded(&c, ckey, cap, figures)?;
                     if self.search.stopped {
                         return Ok(None);
                     }
@@ -293,16 +322,20 @@ impl Prover<'_> {
         Ok(best)
     }
 
-    /// Proves `c` by a df-pn search from it of at most `cap` nodes, and
-    /// writes its proof to the store; whether it did. Leaves
+    /// Proves `c` (table key `key`) by a df-pn search from it of at most
+    /// `cap` nodes, and writes its proof to the store; whether it did. The
+    /// search's path holds `c` alone, so what it proves is proven whatever
+    /// came before (the extraction rebuilds the proof from real positions
+    /// and walks no cycle); values it finds under the key's path may be
+    /// more hopeful than the proving search's, which only costs time. Leaves
     /// `search.stopped` set only when the run's own limits are reached.
     fn prove_bounded(
         &mut self,
         c: &Position,
+        key: u64,
         cap: u64,
         figures: &mut AlternativeFigures,
     ) -> Result<bool, SearchError> {
-        let key = line_key(&[*c]);
         self.search.path.reset(c.zobrist());
         self.search.root_len = 1;
         let start = self.search.nodes;
@@ -334,10 +367,10 @@ impl Prover<'_> {
         c: &Position,
         limit: u64,
     ) -> Result<Option<Walked>, StoreError> {
-        let Some(store) = self.writer.store else {
+        let Some(overlay) = self.writer.overlay() else {
             return Ok(None);
         };
-        let proof = StoredProof::new(store, self.writer.rule_set);
+        let proof = StoredProof::new(overlay, self.writer.rule_set);
         let Some(crec) = proof.record(c)? else {
             return Ok(None);
         };
@@ -408,7 +441,7 @@ impl Prover<'_> {
         &self,
         st: &PassState<'_>,
         x: u32,
-        proof: &StoredProof<&crate::store::Store>,
+        proof: &StoredProof<Overlay<'_>>,
         pos: &Position,
         key: &Key,
     ) -> Result<Step, StoreError> {

@@ -436,23 +436,27 @@ pub(super) struct Loaded {
 }
 
 /// A stored proof read into memory: its [`Dag`], the position of each
-/// node, the index of each packed position, and for each winner node the
-/// moves of its alternatives (parallel to `dag.alts`).
+/// node, the index of each packed position, for each winner node the
+/// moves of its alternatives (parallel to `dag.alts`), and each node's
+/// search-table key along the path the breadth-first load reached it by
+/// (from the root's key given to [`load_proof`]).
 pub(super) struct LoadedProof {
     pub(super) dag: Dag,
     pub(super) nodes: Vec<Loaded>,
     pub(super) ids: HashMap<Key, u32>,
     pub(super) alt_moves: Vec<Vec<Move>>,
+    pub(super) keys: Vec<u64>,
 }
 
-/// Reads the stored proof of `root` (a win for `winner`) breadth first,
-/// with every winner node's moves into other positions of the proof as
-/// its alternatives. `Ok(None)`: it does not close, or has more than
-/// `max_positions` positions.
+/// Reads the stored proof of `root` (a win for `winner`, search-table key
+/// `root_key`) breadth first, with every winner node's moves into other
+/// positions of the proof as its alternatives. `Ok(None)`: it does not
+/// close, or has more than `max_positions` positions.
 pub(super) fn load_proof(
     store: &Store,
     rules: RuleSet,
     root: &Position,
+    root_key: u64,
     winner: Color,
     endgame_leaf: &dyn Fn(&Position) -> Option<u8>,
     max_positions: u64,
@@ -477,6 +481,7 @@ pub(super) fn load_proof(
         i
     };
     ids.insert(root.pack().0, add(&mut dag, &mut loaded, *root));
+    let mut keys = vec![root_key];
     let mut next = 0usize;
     while next < loaded.len() {
         if loaded.len() as u64 > max_positions {
@@ -512,6 +517,7 @@ pub(super) fn load_proof(
                 None => {
                     let c = add(&mut dag, &mut loaded, child);
                     ids.insert(key, c);
+                    keys.push(super::dfpn::child_key(keys[i], m, &child));
                     c
                 }
             };
@@ -547,6 +553,7 @@ pub(super) fn load_proof(
         nodes: loaded,
         ids,
         alt_moves,
+        keys,
     }))
 }
 
@@ -569,7 +576,7 @@ pub fn shrink_stored_proof(
         nodes: loaded,
         alt_moves,
         ..
-    }) = load_proof(store, rules, root, winner, endgame_leaf, max_positions)?
+    }) = load_proof(store, rules, root, 0, winner, endgame_leaf, max_positions)?
     else {
         return Ok(None);
     };

@@ -62,6 +62,25 @@ pub(super) struct Writer<'s> {
     pub(super) written: u64,
     /// A store error met during the search (which then stops).
     pub(super) error: Option<StoreError>,
+    /// While deferring ([`Writer::defer`]): records written but not yet
+    /// committed, by key, with their need and Zobrist hash.
+    pending: Option<std::collections::HashMap<Key, (Record, Need, u64)>>,
+}
+
+/// Reads records as a deferring [`Writer`] sees them: its records not yet
+/// committed first, then the store.
+pub(super) struct Overlay<'a> {
+    pending: Option<&'a std::collections::HashMap<Key, (Record, Need, u64)>>,
+    store: &'a Store,
+}
+
+impl crate::stored::RecordLookup for Overlay<'_> {
+    fn record(&self, rules: RuleSet, key: &Key) -> Result<Option<Record>, StoreError> {
+        if let Some(&(r, _, _)) = self.pending.and_then(|p| p.get(key)) {
+            return Ok(Some(r));
+        }
+        self.store.get(rules, key)
+    }
 }
 
 impl<'s> Writer<'s> {
@@ -83,6 +102,44 @@ impl<'s> Writer<'s> {
             depths: ZMap::default(),
             written: 0,
             error: None,
+            pending: None,
+        })
+    }
+
+    /// From now on, records are kept in memory instead of committed one
+    /// proof at a time, until [`Writer::commit_deferred`] writes them in
+    /// one transaction (each commit is a disk sync: a pass proving many
+    /// small proofs would spend its time waiting for the disk). Lookups
+    /// see them meanwhile. Not under the fifty-move rule (where the store
+    /// chooses between two proofs of one position): there it does nothing.
+    pub(super) fn defer(&mut self) {
+        if self.store.is_some() && !self.rule_set.fifty_move && self.pending.is_none() {
+            self.pending = Some(Default::default());
+        }
+    }
+
+    /// Commits the records kept since [`Writer::defer`] and writes through
+    /// again.
+    pub(super) fn commit_deferred(&mut self) -> Result<(), StoreError> {
+        let Some(pending) = self.pending.take() else {
+            return Ok(());
+        };
+        let batch: Vec<(Key, Record, Need)> = pending
+            .into_iter()
+            .map(|(k, (r, n, _))| (k, r, n))
+            .collect();
+        for chunk in batch.chunks(100_000) {
+            self.put(chunk)?;
+        }
+        Ok(())
+    }
+
+    /// The records as this writer sees them ([`Overlay`]); `None` without
+    /// a store.
+    pub(super) fn overlay(&self) -> Option<Overlay<'_>> {
+        Some(Overlay {
+            pending: self.pending.as_ref(),
+            store: self.store?,
         })
     }
 
@@ -148,6 +205,9 @@ impl<'s> Writer<'s> {
             return Ok(None);
         };
         let key = *key;
+        if let Some(&(r, _, _)) = self.pending.as_ref().and_then(|p| p.get(&key)) {
+            return Ok(Some((r, None)));
+        }
         let slot = z as usize & (CACHE_SLOTS - 1);
         if let Some(Some(c)) = self.cache.borrow().get(slot)
             && c.key == key
@@ -231,7 +291,12 @@ impl<'s> Writer<'s> {
                         Some((o, Some(on))) => store::fifty_better((&r, node.need), (&o, on)),
                         _ => true,
                     };
-                batch.push((node.packed, r, node.need));
+                if let Some(p) = self.pending.as_mut() {
+                    p.insert(node.packed, (r, node.need, node.z));
+                } else {
+                    batch.push((node.packed, r, node.need));
+                }
+                written += self.pending.is_some() as u64;
                 new_stored.push((node.z, kept.then_some(depth[j as usize])));
             }
             for &c in &node.children {
@@ -246,7 +311,9 @@ impl<'s> Writer<'s> {
                 batch.clear();
             }
         }
-        self.put(&batch)?;
+        if !batch.is_empty() {
+            self.put(&batch)?;
+        }
         written += batch.len() as u64;
         if let Some(s) = self.store {
             let mut rebuild = false;
@@ -266,8 +333,14 @@ impl<'s> Writer<'s> {
             if rebuild {
                 // Past its load: rebuilt from the store's keys, sized for
                 // them.
+                // With the records not yet committed, and room for them.
+                let pending: Vec<u64> = self
+                    .pending
+                    .iter()
+                    .flat_map(|p| p.values().map(|&(_, _, z)| z))
+                    .collect();
                 self.filter = StoredFilter::default();
-                self.filter = load_filter(s, self.rule_set)?;
+                self.filter = load_filter_with(s, self.rule_set, &pending)?;
             }
         }
         self.written += written;
@@ -379,7 +452,19 @@ fn sizes(ex: &Extraction) -> Vec<u64> {
 /// keys: sized for the store's record count, and built as they come (never
 /// more than the filter and a small side set in memory).
 fn load_filter(s: &Store, rule_set: RuleSet) -> Result<StoredFilter, StoreError> {
-    let mut filter = StoredFilter::with_expected(s.len(rule_set)?);
+    load_filter_with(s, rule_set, &[])
+}
+
+/// [`load_filter`] with the hashes `more` too.
+fn load_filter_with(
+    s: &Store,
+    rule_set: RuleSet,
+    more: &[u64],
+) -> Result<StoredFilter, StoreError> {
+    let mut filter = StoredFilter::with_expected(s.len(rule_set)? + more.len() as u64);
+    for &z in more {
+        filter.insert(z);
+    }
     let reader = s.reader()?;
     reader.for_each_entry(rule_set, |k, _, _| {
         if let Ok(p) = Position::unpack(&PackedPosition(*k)) {
