@@ -91,6 +91,18 @@ fn smaller_proof_proves_alternatives_and_the_proof_stays_certified() {
     let v = json(&o);
     assert!(v["alternatives"].is_null(), "{v}");
     assert!(v["proof_positions"].as_u64().unwrap() > positions, "{v}");
+    // Not with the job executors, nor under the fifty-move rule: refused.
+    for extra in [
+        &["--rules", "lichess"][..],
+        &["--jobs", "2", "--executor", "local"],
+    ] {
+        let mut args = vec!["--smaller-proof"];
+        args.extend(extra);
+        args.extend(["e3", "d5"]);
+        let o = prove(&db2, &args);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("--smaller-proof"), "{}", stderr(&o));
+    }
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
     std::fs::remove_dir_all(db2.parent().unwrap()).unwrap();
 }

@@ -158,7 +158,13 @@ struct Summary {
 
 /// Runs `antiproof prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
-    if args.many.jobs > 1 && args.many.executor != jobs::ExecutorKind::Search {
+    let job_executor = args.many.jobs > 1 && args.many.executor != jobs::ExecutorKind::Search;
+    if args.smaller_proof && (job_executor || args.rules.rule_set().fifty_move) {
+        bail!(
+            "--smaller-proof works with one search or --executor search, and not under the fifty-move rule"
+        );
+    }
+    if job_executor {
         args.rules
             .without_fifty("prove --jobs with job executors")?;
         return jobs::run(&args);
