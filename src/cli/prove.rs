@@ -58,8 +58,9 @@ pub struct ProveArgs {
     /// After proving, make the stored proof smaller by also proving the
     /// winner's other moves where they could replace a bigger part of it,
     /// each by a search bounded by the positions it could save. Costs
-    /// several times the proving time (rung 8: 45,761 -> 40,989 positions,
-    /// 5 s -> 95 s); for proofs to publish. Not under the fifty-move rule.
+    /// several times the proving time (rung 8: 45,761 -> 41,119 positions,
+    /// 5 s -> 41 s of CPU); for proofs to publish. Not with the job
+    /// executors, nor under the fifty-move rule.
     #[arg(long)]
     smaller_proof: bool,
     /// Endgame tables (a directory of `antiproof tables build`): positions
