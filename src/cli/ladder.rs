@@ -21,6 +21,9 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             o.push("--limit".into());
             o.push(l.to_string());
         }
+        if args.smaller_proof {
+            o.push("--smaller-proof".into());
+        }
         o
     };
     let options = options_under(args.rules.rule_set());

@@ -62,7 +62,7 @@ pub struct ProveArgs {
     /// 5 s -> 41 s of CPU); for proofs to publish. Not with the job
     /// executors, nor under the fifty-move rule.
     #[arg(long)]
-    smaller_proof: bool,
+    pub(super) smaller_proof: bool,
     /// Endgame tables (a directory of `antiproof tables build`): positions
     /// of 4 men or fewer are scored from them (a table win for the prover
     /// is a proven leaf, anything else a disproven one); records whose
