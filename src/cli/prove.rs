@@ -84,15 +84,6 @@ pub struct ProveArgs {
     moves: Vec<String>,
 }
 
-/// [`crate::search::AlternativeFigures`] in the JSON summary.
-#[derive(Serialize)]
-struct AlternativesJson {
-    searches: u64,
-    proven: u64,
-    nodes: u64,
-    rewritten: u64,
-}
-
 /// The JSON summary of a run.
 #[derive(Serialize)]
 struct Summary {
@@ -135,7 +126,7 @@ struct Summary {
     /// The pass that proves the winner's other moves: searches run,
     /// alternatives proven, nodes expanded (not in `nodes`), records
     /// rewritten.
-    alternatives: Option<AlternativesJson>,
+    alternatives: Option<crate::search::AlternativeFigures>,
     /// Seconds of the final extraction of the root's proof (with its
     /// writes; part of `time_s`).
     extract_s: f64,
@@ -252,12 +243,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         shrink_s: report.shrink_time.as_secs_f64(),
         shrink_before: report.shrink.map(|f| f.before),
         shrink_rewritten: report.shrink.map(|f| f.rewritten),
-        alternatives: report.alternatives.map(|a| AlternativesJson {
-            searches: a.searches,
-            proven: a.proven,
-            nodes: a.nodes,
-            rewritten: a.rewritten,
-        }),
+        alternatives: report.alternatives,
         extract_s: report.extract_time.as_secs_f64(),
         cpu_s: cpu_seconds(),
         rules: rules.to_string(),

@@ -72,8 +72,9 @@ pub const PASSES: usize = 2;
 /// Positions a walk may go down at most (deeper: not taken).
 const MAX_WALK_DEPTH: usize = 4_096;
 
-/// What a pass over alternatives did.
-#[derive(Clone, Copy, Debug, Default)]
+/// What a pass over alternatives did (in `prove --json` as
+/// `alternatives`).
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct AlternativeFigures {
     /// Searches of alternatives.
     pub searches: u64,
@@ -276,7 +277,7 @@ impl Prover<'_> {
                 }
                 continue;
             }
-            if let Some((win, _)) = self.endgame(&c) {
+            if let Some(win) = self.endgame_win(&c) {
                 if win {
                     best = Some((m, leaf(true)));
                 }
@@ -346,7 +347,6 @@ impl Prover<'_> {
             // The extraction may search again where entries were lost:
             // within the same bound.
             self.search.budget.cap(Some(self.search.nodes + cap));
-            self.search.path.reset(c.zobrist());
             proven = self.extract_and_store(c, key)?.is_some();
         }
         self.search.budget.cap(None);
@@ -468,13 +468,8 @@ impl Prover<'_> {
         Ok(match proof.node_for(pos, self.prover)? {
             Err(_) | Ok(Node::Missing) => Step::Reject,
             Ok(Node::GameEnd(_)) => Step::Leaf,
-            Ok(Node::TableSized) => {
-                if self.endgame(pos).is_some_and(|(w, _)| w) {
-                    Step::Leaf
-                } else {
-                    Step::Reject
-                }
-            }
+            Ok(Node::TableSized) if self.endgame_win(pos) == Some(true) => Step::Leaf,
+            Ok(Node::TableSized) => Step::Reject,
             Ok(n @ (Node::Win { .. } | Node::Loss { .. })) => Step::Into(n.moves(pos)),
         })
     }

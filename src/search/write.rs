@@ -63,20 +63,20 @@ pub(super) struct Writer<'s> {
     /// A store error met during the search (which then stops).
     pub(super) error: Option<StoreError>,
     /// While deferring ([`Writer::defer`]): records written but not yet
-    /// committed, by key, with their need and Zobrist hash.
-    pending: Option<std::collections::HashMap<Key, (Record, Need, u64)>>,
+    /// committed, by key, with their need.
+    pending: Option<std::collections::HashMap<Key, (Record, Need)>>,
 }
 
 /// Reads records as a deferring [`Writer`] sees them: its records not yet
 /// committed first, then the store.
 pub(super) struct Overlay<'a> {
-    pending: Option<&'a std::collections::HashMap<Key, (Record, Need, u64)>>,
+    pending: Option<&'a std::collections::HashMap<Key, (Record, Need)>>,
     store: &'a Store,
 }
 
 impl crate::stored::RecordLookup for Overlay<'_> {
     fn record(&self, rules: RuleSet, key: &Key) -> Result<Option<Record>, StoreError> {
-        if let Some(&(r, _, _)) = self.pending.and_then(|p| p.get(key)) {
+        if let Some(&(r, _)) = self.pending.and_then(|p| p.get(key)) {
             return Ok(Some(r));
         }
         self.store.get(rules, key)
@@ -124,10 +124,8 @@ impl<'s> Writer<'s> {
         let Some(pending) = self.pending.take() else {
             return Ok(());
         };
-        let batch: Vec<(Key, Record, Need)> = pending
-            .into_iter()
-            .map(|(k, (r, n, _))| (k, r, n))
-            .collect();
+        let batch: Vec<(Key, Record, Need)> =
+            pending.into_iter().map(|(k, (r, n))| (k, r, n)).collect();
         for chunk in batch.chunks(100_000) {
             self.put(chunk)?;
         }
@@ -205,7 +203,7 @@ impl<'s> Writer<'s> {
             return Ok(None);
         };
         let key = *key;
-        if let Some(&(r, _, _)) = self.pending.as_ref().and_then(|p| p.get(&key)) {
+        if let Some(&(r, _)) = self.pending.as_ref().and_then(|p| p.get(&key)) {
             return Ok(Some((r, None)));
         }
         let slot = z as usize & (CACHE_SLOTS - 1);
@@ -291,12 +289,7 @@ impl<'s> Writer<'s> {
                         Some((o, Some(on))) => store::fifty_better((&r, node.need), (&o, on)),
                         _ => true,
                     };
-                if let Some(p) = self.pending.as_mut() {
-                    p.insert(node.packed, (r, node.need, node.z));
-                } else {
-                    batch.push((node.packed, r, node.need));
-                }
-                written += self.pending.is_some() as u64;
+                batch.push((node.packed, r, node.need));
                 new_stored.push((node.z, kept.then_some(depth[j as usize])));
             }
             for &c in &node.children {
@@ -334,10 +327,10 @@ impl<'s> Writer<'s> {
                 // Past its load: rebuilt from the store's keys, sized for
                 // them.
                 // With the records not yet committed, and room for them.
-                let pending: Vec<u64> = self
+                let pending: Vec<Key> = self
                     .pending
                     .iter()
-                    .flat_map(|p| p.values().map(|&(_, _, z)| z))
+                    .flat_map(|p| p.keys().copied())
                     .collect();
                 self.filter = StoredFilter::default();
                 self.filter = load_filter_with(s, self.rule_set, &pending)?;
@@ -359,8 +352,12 @@ impl<'s> Writer<'s> {
 
 impl Writer<'_> {
     /// Writes a batch of records (with their needs under the fifty-move
-    /// rule).
-    fn put(&self, batch: &[(Key, Record, Need)]) -> Result<(), StoreError> {
+    /// rule), or keeps them while deferring ([`Writer::defer`]).
+    fn put(&mut self, batch: &[(Key, Record, Need)]) -> Result<(), StoreError> {
+        if let Some(p) = self.pending.as_mut() {
+            p.extend(batch.iter().map(|&(k, r, n)| (k, (r, n))));
+            return Ok(());
+        }
         let Some(s) = self.store else {
             return Ok(());
         };
@@ -455,21 +452,22 @@ fn load_filter(s: &Store, rule_set: RuleSet) -> Result<StoredFilter, StoreError>
     load_filter_with(s, rule_set, &[])
 }
 
-/// [`load_filter`] with the hashes `more` too.
+/// [`load_filter`] with the positions of the keys `more` too.
 fn load_filter_with(
     s: &Store,
     rule_set: RuleSet,
-    more: &[u64],
+    more: &[Key],
 ) -> Result<StoredFilter, StoreError> {
     let mut filter = StoredFilter::with_expected(s.len(rule_set)? + more.len() as u64);
-    for &z in more {
-        filter.insert(z);
-    }
-    let reader = s.reader()?;
-    reader.for_each_entry(rule_set, |k, _, _| {
+    let mut add = |k: &Key| {
         if let Ok(p) = Position::unpack(&PackedPosition(*k)) {
             filter.insert(p.zobrist());
         }
+    };
+    more.iter().for_each(&mut add);
+    let reader = s.reader()?;
+    reader.for_each_entry(rule_set, |k, _, _| {
+        add(k);
         Ok(())
     })?;
     filter.fold();
