@@ -514,13 +514,23 @@ mod tests {
         (job, path)
     }
 
-    fn dir(name: &str) -> PathBuf {
-        std::env::temp_dir().join(format!("antiproof-job-{name}-{}", std::process::id()))
+    /// A scratch directory, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn dir(name: &str) -> Scratch {
+        Scratch(std::env::temp_dir().join(format!("antiproof-job-{name}-{}", std::process::id())))
     }
 
     #[test]
     fn a_job_reads_back_as_written() {
-        let (job, path) = sample(&dir("roundtrip"));
+        let d = dir("roundtrip");
+        let (job, path) = sample(&d.0);
         let back = Job::read(&path).unwrap();
         assert_eq!(back.file, job.file);
         assert_eq!(back.winner, Color::White);
@@ -529,7 +539,7 @@ mod tests {
     #[test]
     fn a_bad_field_is_named() {
         let d = dir("badfield");
-        let (_, path) = sample(&d);
+        let (_, path) = sample(&d.0);
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, text.replace("\"white\"", "\"green\"")).unwrap();
         let e = Job::read(&path).unwrap_err().to_string();
@@ -543,7 +553,7 @@ mod tests {
     #[test]
     fn a_result_for_another_job_is_refused() {
         let d = dir("foreign");
-        let (job, path) = sample(&d);
+        let (job, path) = sample(&d.0);
         let mut r = ResultFile {
             format: RESULT_FORMAT.into(),
             version: VERSION,

@@ -662,5 +662,8 @@ mod tests {
         assert!(t.resumed);
         assert_eq!(t.get(picked[0]).unwrap().state, State::Frontier);
         assert_eq!(t.header.generation, 2);
+        drop(t);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -613,7 +613,8 @@ pub fn antiproof<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, String)
 /// A state directory for this test process (certification records), so
 /// tests never read or write the user's own.
 pub fn test_state_dir() -> std::path::PathBuf {
-    std::env::temp_dir().join(format!("antiproof-test-state-{}", std::process::id()))
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("antiproof-test-state-{}", std::process::id()))
 }
 
 /// Runs the antiproof binary with `state` as its state directory
