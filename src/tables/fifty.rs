@@ -34,8 +34,8 @@
 //!    blessed losses among them).
 
 use super::generate::{
-    Generated, Levels, UNKNOWN, UNUSED, encode_value, finish, position_of, predecessors,
-    push_level, slot_pieces,
+    Gen, Generated, LOSS_BIT, Levels, UNKNOWN, UNUSED, encode_value, finish, position_of,
+    push_level,
 };
 use super::index::{Layout, Squares};
 use super::{RuleSet, TableError, TableSource, Value, value_of_rule_set};
@@ -75,14 +75,6 @@ struct Forward {
     draws: bool,
 }
 
-/// The fixed inputs of a generation.
-struct Gen<'a, S> {
-    layout: &'a Layout,
-    rules: Rules,
-    deps: &'a S,
-    pieces: Vec<Piece>,
-}
-
 /// Generates the table of `layout` under `rules` with the fifty-move
 /// rule; every table one capture or promotion leads to must be available
 /// from `deps`, built under the fifty-move rule too. The passes of the
@@ -94,12 +86,7 @@ pub fn run<S: TableSource + Sync>(
 ) -> Result<Generated, TableError> {
     let size = layout.size() as usize;
     assert!(size < u32::MAX as usize);
-    let g = Gen {
-        layout,
-        rules,
-        deps,
-        pieces: slot_pieces(layout),
-    };
+    let g = Gen::new(layout, rules, deps);
     // The layer of each used index.
     let layer_of: Vec<u8> = (0..size as u64)
         .into_par_iter()
@@ -131,7 +118,7 @@ pub fn run<S: TableSource + Sync>(
         let mut buckets = Levels::new();
         for part in layer
             .par_chunks(1 << 12)
-            .map(|cs| g.forward(&val, cs))
+            .map(|cs| g.forward_layer(&val, cs))
             .collect::<Vec<_>>()
         {
             for f in part? {
@@ -146,7 +133,7 @@ pub fn run<S: TableSource + Sync>(
                 }
             }
         }
-        g.backward(&mut val, &mut cnt, &draws, &mut buckets)?;
+        g.backward_layer(&mut val, &mut cnt, &draws, &mut buckets)?;
         for &i in layer {
             if val[i as usize] == UNKNOWN {
                 val[i as usize] = DRAW;
@@ -159,7 +146,7 @@ pub fn run<S: TableSource + Sync>(
 impl<S: TableSource + Sync> Gen<'_, S> {
     /// The forward pass (1.) over some indices of one layer; `val` holds
     /// the final values of the more advanced layers.
-    fn forward(&self, val: &[u16], indices: &[u32]) -> Result<Vec<Forward>, TableError> {
+    fn forward_layer(&self, val: &[u16], indices: &[u32]) -> Result<Vec<Forward>, TableError> {
         let (layout, rules) = (self.layout, self.rules);
         let rule_set = RuleSet::new(rules, true);
         let mut out = Vec::with_capacity(indices.len());
@@ -182,18 +169,8 @@ impl<S: TableSource + Sync> Gen<'_, S> {
             kids.clear();
             let (mut win, mut draw) = (false, false);
             for &m in moves.iter() {
-                let child_sq = |sq: &Squares| {
-                    let mut child = *sq;
-                    child.stm = 1 - sq.stm;
-                    let from = m.from().index() as u8;
-                    let j = (0..layout.men)
-                        .find(|&j| child.sq[j] == from)
-                        .expect("mover");
-                    child.sq[j] = m.to().index() as u8;
-                    child
-                };
                 if !m.is_irreversible() {
-                    kids.push(layout.encode(&child_sq(&sq)) as u32);
+                    kids.push(layout.encode(&self.moved(&sq, m)) as u32);
                     continue;
                 }
                 let next = pos.play(m);
@@ -202,7 +179,7 @@ impl<S: TableSource + Sync> Gen<'_, S> {
                         value_of_rule_set(&next, rule_set, self.deps)?
                     } else {
                         // A pawn move in this table: a more advanced layer.
-                        let c = val[layout.encode(&child_sq(&sq)) as usize];
+                        let c = val[layout.encode(&self.moved(&sq, m)) as usize];
                         debug_assert!(c != UNKNOWN && c != UNUSED, "layer order");
                         Value::from_code(c as u32)
                     };
@@ -235,7 +212,7 @@ impl<S: TableSource + Sync> Gen<'_, S> {
     }
 
     /// The backward pass (2.) over one layer, levels 0 to 99.
-    fn backward(
+    fn backward_layer(
         &self,
         val: &mut [u16],
         cnt: &mut [u8],
@@ -249,25 +226,8 @@ impl<S: TableSource + Sync> Gen<'_, S> {
             let current = std::mem::take(&mut buckets[level]);
             let next = (level + 1) as u16;
             for part in current.chunks(1 << 16) {
-                let found: Vec<Vec<u32>> = part
-                    .par_chunks(1 << 10)
-                    .map(|cs| {
-                        let mut preds = Vec::with_capacity(256);
-                        let mut found = Vec::with_capacity(cs.len() * 8);
-                        for &c in cs {
-                            let loss =
-                                matches!(Value::from_code(val[c as usize] as u32), Value::Loss(_));
-                            let sq = layout.squares(c as u64);
-                            predecessors(layout, &self.pieces, &sq, false, &mut preds);
-                            for &p in &preds {
-                                if val[p as usize] == UNKNOWN {
-                                    found.push(if loss { p | LOSS_BIT } else { p });
-                                }
-                            }
-                        }
-                        found
-                    })
-                    .collect();
+                // Piece un-moves only: a pawn move zeroes the clock.
+                let found = self.unmoves(val, part, false);
                 for &f in found.iter().flatten() {
                     let p = (f & !LOSS_BIT) as usize;
                     if val[p] != UNKNOWN {
@@ -290,6 +250,3 @@ impl<S: TableSource + Sync> Gen<'_, S> {
         Ok(())
     }
 }
-
-/// Marks a predecessor found from a lost position.
-const LOSS_BIT: u32 = 1 << 31;

@@ -28,7 +28,7 @@ use super::format::{ESCAPE, Stats};
 use super::index::{Layout, MAX_MEN, Squares};
 use super::{TableError, TableSource, Value, value_of};
 use crate::rules::attacks;
-use crate::rules::{Color, MoveList, Piece, Position, Role, Rules, Square};
+use crate::rules::{Color, Move, MoveList, Piece, Position, Role, Rules, Square};
 use rayon::prelude::*;
 
 pub(super) const UNKNOWN: u16 = u16::MAX;
@@ -122,12 +122,65 @@ struct Work {
     flags: Vec<u8>,
 }
 
-/// The fixed inputs of a generation.
-struct Gen<'a, S> {
-    layout: &'a Layout,
-    rules: Rules,
-    deps: &'a S,
-    pieces: Vec<Piece>,
+/// The fixed inputs of a generation (this module's and the fifty-move
+/// generator's, which adds its own passes in `fifty.rs`).
+pub(super) struct Gen<'a, S> {
+    pub(super) layout: &'a Layout,
+    pub(super) rules: Rules,
+    pub(super) deps: &'a S,
+    /// The man of each square slot of the layout.
+    pub(super) pieces: Vec<Piece>,
+}
+
+impl<'a, S> Gen<'a, S> {
+    /// The inputs of the generation of `layout` under `rules`, the tables
+    /// its captures and promotions lead to in `deps`.
+    pub(super) fn new(layout: &'a Layout, rules: Rules, deps: &'a S) -> Self {
+        Gen {
+            layout,
+            rules,
+            deps,
+            pieces: slot_pieces(layout),
+        }
+    }
+
+    /// The squares after the quiet, non-promoting move `m` from `sq`.
+    pub(super) fn moved(&self, sq: &Squares, m: Move) -> Squares {
+        let mut child = *sq;
+        child.stm = 1 - sq.stm;
+        let from = m.from().index() as u8;
+        let j = (0..self.layout.men)
+            .find(|&j| child.sq[j] == from)
+            .expect("mover");
+        child.sq[j] = m.to().index() as u8;
+        child
+    }
+
+    /// The undecided predecessors of decided positions (read-only, in
+    /// parallel), each marked with [`LOSS_BIT`] when the position is a
+    /// loss for its mover; through pawn un-moves too if `pawns`.
+    pub(super) fn unmoves(&self, val: &[u16], part: &[u32], pawns: bool) -> Vec<Vec<u32>>
+    where
+        S: Sync,
+    {
+        part.par_chunks(1 << 10)
+            .map(|cs| {
+                let mut preds: Vec<u32> = Vec::with_capacity(256);
+                let mut found = Vec::with_capacity(cs.len() * 8);
+                for &c in cs {
+                    let loss = matches!(Value::from_code(val[c as usize] as u32), Value::Loss(_));
+                    let sq = self.layout.squares(c as u64);
+                    predecessors(self.layout, &self.pieces, &sq, pawns, &mut preds);
+                    for &p in &preds {
+                        if val[p as usize] == UNKNOWN {
+                            found.push(if loss { p | LOSS_BIT } else { p });
+                        }
+                    }
+                }
+                found
+            })
+            .collect()
+    }
 }
 
 /// Indices found by the forward pass: decided at a level, and tentative
@@ -157,12 +210,7 @@ pub fn run<S: TableSource + Sync>(
 ) -> Result<Generated, TableError> {
     let size = layout.size() as usize;
     assert!(size < u32::MAX as usize);
-    let g = Gen {
-        layout,
-        rules,
-        deps,
-        pieces: slot_pieces(layout),
-    };
+    let g = Gen::new(layout, rules, deps);
     let mut w = Work {
         val: vec![UNKNOWN; size],
         cnt: vec![0u8; size],
@@ -245,14 +293,7 @@ impl<S: TableSource + Sync> Gen<'_, S> {
                         || m.from().index().abs_diff(m.to().index()) != 16
                         || pos.play(m).ep_square().is_none());
                 if inside {
-                    let mut child = sq;
-                    child.stm = 1 - sq.stm;
-                    let from = m.from().index() as u8;
-                    let j = (0..layout.men)
-                        .find(|&j| child.sq[j] == from)
-                        .expect("mover");
-                    child.sq[j] = m.to().index() as u8;
-                    kids.push(layout.encode(&child) as u32);
+                    kids.push(layout.encode(&self.moved(&sq, m)) as u32);
                 } else {
                     match value_of(&pos.play(m), rules, self.deps)?.after_move() {
                         Value::Win(n) => out_win = Some(out_win.map_or(n, |w| w.min(n))),
@@ -325,7 +366,7 @@ impl<S: TableSource + Sync> Gen<'_, S> {
             };
             let next = (level + 1) as u16;
             for part in current.chunks(1 << 16) {
-                let found = self.unmoves(&w.val, part);
+                let found = self.unmoves(&w.val, part, true);
                 for &f in found.iter().flatten() {
                     let p = (f & !LOSS_BIT) as usize;
                     if w.val[p] != UNKNOWN {
@@ -348,33 +389,10 @@ impl<S: TableSource + Sync> Gen<'_, S> {
         }
         Ok(())
     }
-
-    /// The undecided predecessors of decided positions (read-only, in
-    /// parallel), each marked with [`LOSS_BIT`] when the position is a
-    /// loss for its mover.
-    fn unmoves(&self, val: &[u16], part: &[u32]) -> Vec<Vec<u32>> {
-        part.par_chunks(1 << 10)
-            .map(|cs| {
-                let mut preds: Vec<u32> = Vec::with_capacity(256);
-                let mut found = Vec::with_capacity(cs.len() * 8);
-                for &c in cs {
-                    let loss = matches!(Value::from_code(val[c as usize] as u32), Value::Loss(_));
-                    let sq = self.layout.squares(c as u64);
-                    predecessors(self.layout, &self.pieces, &sq, true, &mut preds);
-                    for &p in &preds {
-                        if val[p as usize] == UNKNOWN {
-                            found.push(if loss { p | LOSS_BIT } else { p });
-                        }
-                    }
-                }
-                found
-            })
-            .collect()
-    }
 }
 
 /// Marks a predecessor found from a lost position (see `Gen::unmoves`).
-const LOSS_BIT: u32 = 1 << 31;
+pub(super) const LOSS_BIT: u32 = 1 << 31;
 
 /// 3. Draws (what is left undecided), the bytes and the counts.
 pub(super) fn finish(val: &[u16]) -> Generated {
