@@ -433,22 +433,35 @@ impl Tt {
             if !self.threads_share {
                 return None;
             }
-            Some(Tt {
-                buckets: Slab {
-                    ptr: self.buckets.ptr,
-                    len: self.buckets.len,
-                    shared: true,
-                    map: self.buckets.map,
-                    _keep: self.buckets._keep.clone(),
-                },
-                n: self.n,
-                mask: self.mask,
-                used: 0,
-                threads_share: true,
-            })
+            let map = self.buckets._keep.clone()?;
+            Some(Tt::over_shared(map, self.buckets.ptr, self.n, true))
         }
         #[cfg(not(target_os = "linux"))]
         None
+    }
+
+    /// A handle on the `n` buckets at `ptr` inside the shared mapping
+    /// `map`: threads' (`threads_share`) or processes'.
+    #[cfg(target_os = "linux")]
+    fn over_shared(
+        map: std::sync::Arc<SharedMap>,
+        ptr: *mut Bucket,
+        n: usize,
+        threads_share: bool,
+    ) -> Tt {
+        Tt {
+            buckets: Slab {
+                ptr,
+                len: n,
+                shared: true,
+                map: (map.base, map.bytes),
+                _keep: Some(map),
+            },
+            n,
+            mask: n as u64 - 1,
+            used: 0,
+            threads_share,
+        }
     }
 
     /// Makes a table that threads share ([`Tt::share`]) this thread's own
@@ -657,19 +670,8 @@ impl Tt {
                 .find(|(p, _)| p == path)
                 .map(|(_, m)| m.clone());
             if let (Some((off, n)), Some(map)) = (found, map) {
-                return Ok(Tt {
-                    buckets: Slab {
-                        ptr: (map.base as usize + off) as *mut Bucket,
-                        len: n,
-                        shared: true,
-                        map: (map.base, map.bytes),
-                        _keep: Some(map),
-                    },
-                    n,
-                    mask: n as u64 - 1,
-                    used: 0,
-                    threads_share: false,
-                });
+                let ptr = (map.base as usize + off) as *mut Bucket;
+                return Ok(Tt::over_shared(map, ptr, n, false));
             }
         }
         let bytes = std::fs::metadata(path)?.len() as usize;
