@@ -20,7 +20,7 @@ pub const MIN_MEMORY: u64 = 1 << 16;
 /// The largest memory budget: 1 TiB.
 pub const MAX_MEMORY: u64 = 1 << 40;
 /// The most worker threads.
-pub const MAX_THREADS: u64 = 1024;
+pub const MAX_THREADS: u64 = crate::search::MAX_THREADS as u64;
 /// The longest timeout in seconds: one day.
 pub const MAX_TIMEOUT_SECS: u64 = 24 * 3600;
 /// The deepest perft.

@@ -15,6 +15,7 @@
 //! is wrong ([`JobFileError`]).
 
 use crate::rules::{Color, Position, Rules};
+use crate::search::MAX_THREADS;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -36,7 +37,7 @@ pub struct Budget {
     /// Bytes of its transposition table.
     pub memory_bytes: u64,
     /// Threads of its df-pn search on that table (optional, default 1;
-    /// at most 1024): where the job has a table of its own (not a table
+    /// at most [`MAX_THREADS`]): where the job has a table of its own (not a table
     /// shared by the jobs of one machine).
     #[serde(default = "one_thread", skip_serializing_if = "is_one_thread")]
     pub threads: u32,
@@ -369,8 +370,12 @@ impl Job {
                 "nodes and time_s must be positive and memory_bytes at least 64K",
             ));
         }
-        if !(1..=1024).contains(&b.threads) {
-            return Err(malformed(path, Some("budget"), "threads must be 1 to 1024"));
+        if !(1..=MAX_THREADS).contains(&(b.threads as usize)) {
+            return Err(malformed(
+                path,
+                Some("budget"),
+                format!("threads must be 1 to {MAX_THREADS}"),
+            ));
         }
         let history = parse_history(path, &file.history, &root)?;
         Ok(Job {

@@ -16,6 +16,10 @@ pub struct Limits {
     pub stop: Option<Arc<AtomicBool>>,
 }
 
+/// The most search threads one run or job takes (`--jobs`, a job file's
+/// `threads`).
+pub const MAX_THREADS: usize = 1024;
+
 /// Settings of a proving run.
 pub struct Config {
     /// The stalemate rule.

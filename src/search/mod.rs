@@ -44,7 +44,7 @@ mod walk;
 mod write;
 
 pub use alternatives::AlternativeFigures;
-pub use config::{Config, Limits};
+pub use config::{Config, Limits, MAX_THREADS};
 pub use frontier::ChildNumbers;
 pub use prover::Prover;
 pub use report::{Progress, ProgressFn, ProofSummary, ProveReport, ProveResult, SearchError};
