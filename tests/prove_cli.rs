@@ -65,6 +65,8 @@ fn proves_a_rung_with_a_json_summary() {
 /// proven where they could replace bigger parts of the proof; the stored
 /// proof ends smaller than the greedy passes leave it (3,074 positions),
 /// closes, and its certificate is certified with exactly those positions.
+/// Asked again on a store that holds the greedy proof, the flag shrinks
+/// that proof.
 #[test]
 fn smaller_proof_proves_alternatives_and_the_proof_stays_certified() {
     let db = temp_db("cli-smaller");
@@ -90,7 +92,24 @@ fn smaller_proof_proves_alternatives_and_the_proof_stays_certified() {
     let o = prove(&db2, &["--json", "e3", "Na6"]);
     let v = json(&o);
     assert!(v["alternatives"].is_null(), "{v}");
-    assert!(v["proof_positions"].as_u64().unwrap() > positions, "{v}");
+    let greedy = v["proof_positions"].as_u64().unwrap();
+    assert!(greedy > positions, "{v}");
+    // Asked with the flag on a line the store has proven: the passes run
+    // over the stored proof (a run stopped in them goes on this way).
+    let o = prove(&db2, &["--json", "--smaller-proof", "e3", "Na6"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["result"], "proven");
+    assert_eq!(v["alternatives"]["stopped"], false, "{v}");
+    assert!(v["alternatives"]["rewritten"].as_u64().unwrap() > 0, "{v}");
+    let again = v["proof_positions"].as_u64().unwrap();
+    assert!(again < greedy, "{v}");
+    assert_eq!(walk(&db2, "e3 Na6", Color::White) as u64, again);
+    let out = export_and_certify(&db2, &["e3", "Na6"]);
+    assert!(
+        out.contains(&format!("positions:   {again} distinct")),
+        "{out}"
+    );
     // Not with the job executors, nor under the fifty-move rule: refused.
     for extra in [
         &["--rules", "lichess"][..],

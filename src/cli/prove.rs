@@ -59,8 +59,10 @@ pub struct ProveArgs {
     /// winner's other moves where they could replace a bigger part of it,
     /// each by a search bounded by the positions it could save. Costs
     /// several times the proving time (rung 8: 45,761 -> 41,119 positions,
-    /// 5 s -> 41 s of CPU); for proofs to publish. Not with the job
-    /// executors, nor under the fifty-move rule.
+    /// 5 s -> 41 s of CPU); for proofs to publish. On a line the store
+    /// has proven already, works on its stored proof (so a run stopped in
+    /// it goes on). Not with the job executors, nor under the fifty-move
+    /// rule.
     #[arg(long)]
     pub(super) smaller_proof: bool,
     /// Endgame tables (a directory of `antiproof tables build`): positions
@@ -522,6 +524,21 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     if r.result == ProveResult::Proven {
         writeln!(out, "proof positions: {}", s.proof_positions)?;
         writeln!(out, "proof depth:     {} plies", s.proof_depth)?;
+        if let Some(a) = &s.alternatives {
+            writeln!(
+                out,
+                "smaller proof:   {} searches, {} proven, {} nodes; {} moves changed{}",
+                a.searches,
+                a.proven,
+                a.nodes,
+                a.rewritten,
+                if a.stopped {
+                    " (stopped early: the proof is whole, run again to go on)"
+                } else {
+                    ""
+                }
+            )?;
+        }
     }
     writeln!(
         out,

@@ -84,6 +84,9 @@ pub struct AlternativeFigures {
     pub nodes: u64,
     /// Records rewritten with another move.
     pub rewritten: u64,
+    /// Cut short by the run's limits or an interrupt (Ctrl-C): the stored
+    /// proof is whole, but not as small as a full pass would make it.
+    pub stopped: bool,
 }
 
 /// A walk of an alternative's stored proof against the current one.
@@ -148,6 +151,7 @@ impl Prover<'_> {
         let c = self.writer.commit_deferred();
         r?;
         c?;
+        figures.stopped = self.search.stopped;
         Ok(figures)
     }
 

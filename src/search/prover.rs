@@ -213,19 +213,21 @@ impl<'s> Prover<'s> {
         }
         // Already in the store?
         if self.answer_from_store(root, &mut report)? {
+            if self.shrink_alternatives && report.result == ProveResult::Proven {
+                // Asked for a smaller proof of a proven line: the passes
+                // over the stored proof (again, where a run was stopped
+                // in them).
+                self.start_path(history, root);
+                self.shrink(root, &mut report)?;
+                self.exact_figures(root, &mut report)?;
+                report.nodes = self.search.nodes;
+                report.records_written = self.writer.written;
+            }
             self.root_need(root, &mut report)?;
             report.elapsed = self.search.budget.start.elapsed();
             return Ok(report);
         }
-        let mut line: Vec<Position> = history.to_vec();
-        line.push(*root);
-        let key = super::dfpn::line_key(&line);
-        self.root_key = key;
-        self.search.path.reset(line[0].zobrist());
-        for p in &line[1..] {
-            self.search.path.push(p.zobrist(), p.halfmoves() == 0);
-        }
-        self.search.root_len = line.len();
+        let key = self.start_path(history, root);
         let (pn, dn) = self.search_root(root, key);
         if self.search.stopped && pn != 0 && self.writer.store.is_some() {
             self.flush_proven(root, key);
@@ -405,6 +407,21 @@ impl<'s> Prover<'s> {
             return Some(self.search_root_alone(root, key));
         }
         Some((pn, dn))
+    }
+
+    /// Sets the search path to `history` then `root`, and the root's tt
+    /// key, which it returns.
+    fn start_path(&mut self, history: &[Position], root: &Position) -> u64 {
+        let mut line: Vec<Position> = history.to_vec();
+        line.push(*root);
+        let key = super::dfpn::line_key(&line);
+        self.root_key = key;
+        self.search.path.reset(line[0].zobrist());
+        for p in &line[1..] {
+            self.search.path.push(p.zobrist(), p.halfmoves() == 0);
+        }
+        self.search.root_len = line.len();
+        key
     }
 
     /// Whether the run's own limits (not another thread) stop it.
