@@ -80,7 +80,7 @@ fn smaller_proof_proves_alternatives_and_the_proof_stays_certified() {
     assert!(alt["rewritten"].as_u64().unwrap() > 0, "{v}");
     assert!(positions < 3_000, "{positions}");
     // The nodes of those searches are reported apart.
-    assert_eq!(v["nodes"].as_u64(), Some(427_338), "{v}");
+    assert_eq!(v["nodes"].as_u64(), Some(BASE_NODES_E3_NA6), "{v}");
     assert_eq!(walk(&db, "e3 Na6", Color::White) as u64, positions);
     let out = export_and_certify(&db, &["e3", "Na6"]);
     assert!(
@@ -125,6 +125,54 @@ fn smaller_proof_proves_alternatives_and_the_proof_stays_certified() {
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
     std::fs::remove_dir_all(db2.parent().unwrap()).unwrap();
 }
+
+/// `--seed`: ties broken in another order, another search and another
+/// proof, certified like any; the seed is in the summary; 0 is the
+/// default order. Not with the job executors.
+#[test]
+fn a_seed_searches_in_another_order_and_its_proof_is_certified() {
+    let db = temp_db("cli-seed");
+    let o = prove(&db, &["--json", "--seed", "4", "e3", "Na6"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["result"], "proven");
+    assert_eq!(v["seed"], 4);
+    assert_ne!(v["nodes"].as_u64(), Some(BASE_NODES_E3_NA6), "{v}");
+    let positions = v["proof_positions"].as_u64().unwrap();
+    assert_eq!(walk(&db, "e3 Na6", Color::White) as u64, positions);
+    let out = export_and_certify(&db, &["e3", "Na6"]);
+    assert!(
+        out.contains(&format!("positions:   {positions} distinct")),
+        "{out}"
+    );
+    let o = prove(&db, &["e3", "d5", "--seed", "9"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("seed:            9"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let db2 = temp_db("cli-seed-0");
+    let v = json(&prove(&db2, &["--json", "--seed", "0", "e3", "Na6"]));
+    assert_eq!(v["seed"], 0);
+    assert_eq!(v["nodes"].as_u64(), Some(BASE_NODES_E3_NA6), "{v}");
+    for bad in [
+        &["--seed=-1"][..],
+        &["--seed", "x"],
+        &["--seed", "3", "--jobs", "2", "--executor", "local"],
+    ] {
+        let mut args = bad.to_vec();
+        args.extend(["e3", "d5"]);
+        let o = prove(&db2, &args);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("seed"), "{}", stderr(&o));
+    }
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+    std::fs::remove_dir_all(db2.parent().unwrap()).unwrap();
+}
+
+/// Nodes of rung 6 (1.e3 Na6) in the default order, one thread.
+const BASE_NODES_E3_NA6: u64 = 427_338;
 
 /// Rung 6 (1.e3 Na6): the pass over the stored proof takes moves into
 /// positions the proof holds anyway (3,090 positions as extracted, fewer

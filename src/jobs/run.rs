@@ -83,6 +83,7 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
         checkpoint_size: 20_000,
         threads: b.threads as usize,
         shrink_alternatives: false,
+        seed: 0,
         // Jobs run without the fifty-move rule (`prove --jobs` refuses it).
         fifty_move: false,
     };

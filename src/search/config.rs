@@ -40,6 +40,12 @@ pub struct Config {
     /// After a proof, prove the winner's other moves where they could
     /// make the stored proof smaller ([`super::alternatives`]).
     pub shrink_alternatives: bool,
+    /// Breaks ties between equally promising children by a hash of each
+    /// child's key salted with this; 0 (the default) keeps the first in
+    /// move order (at OR nodes, the larger disproof number first). Another
+    /// seed is another search order: another proof, often of another size
+    /// (`prove --seed`, "Smaller proofs" in docs/prove.md).
+    pub seed: u64,
 }
 
 impl Config {
@@ -59,6 +65,7 @@ impl Default for Config {
             checkpoint_size: 20_000,
             threads: 1,
             shrink_alternatives: false,
+            seed: 0,
         }
     }
 }

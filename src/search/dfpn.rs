@@ -91,6 +91,8 @@ pub(super) struct Search<'s> {
     /// The nodes every search thread of this run is in, when several
     /// share the tt ([`Busy`]).
     pub(super) busy: Option<std::sync::Arc<Busy>>,
+    /// [`super::Config::seed`].
+    pub(super) seed: u64,
 }
 
 /// The nodes the search threads of one run are in: a count for each of
@@ -162,6 +164,7 @@ impl<'s> Search<'s> {
             root_dn: 1,
             root_len: 1,
             busy: None,
+            seed: 0,
             extracting: false,
             checkpoint_size: checkpoint_size.max(2),
             budget: Budget::new(limits),
@@ -368,6 +371,12 @@ struct Kid {
     size: u32,
 }
 
+/// A child's key mixed with a seed ([`select`]'s tie-break).
+#[inline(always)]
+fn salted(key: u64, seed: u64) -> u64 {
+    (key ^ seed).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
 #[inline(always)]
 fn mix(parent: u64, z: u64) -> u64 {
     let mut x = parent.rotate_left(17) ^ z;
@@ -456,9 +465,11 @@ fn summarize(kids: &[Kid], or: bool) -> (u32, u32) {
 /// The child to search at a node, by proof number at OR nodes and
 /// disproof number at AND nodes, and the second-best number; at AND
 /// nodes each child's number counts [`BUSY_WEIGHT`] times more for each
-/// other thread in it ([`Busy`]).
+/// other thread in it ([`Busy`]). Ties go, at OR nodes, to the larger
+/// disproof number; then, with a `seed` other than 0, to the smaller
+/// [`salted`] key; else to the first child.
 #[inline]
-fn select(kids: &[Kid], or: bool, busy: Option<&Busy>) -> (usize, u32) {
+fn select(kids: &[Kid], or: bool, busy: Option<&Busy>, seed: u64) -> (usize, u32) {
     let mut best = 0usize;
     let mut b1 = INF;
     let mut b2 = INF;
@@ -484,6 +495,13 @@ fn select(kids: &[Kid], or: bool, busy: Option<&Busy>) -> (usize, u32) {
             b2 = v;
             best = i;
             bo = o;
+        } else if v == b1
+            && seed != 0
+            && (!or || o == bo)
+            && salted(k.key, seed) < salted(kids[best].key, seed)
+        {
+            b2 = v;
+            best = i;
         } else if v < b2 {
             b2 = v;
         }
@@ -644,11 +662,12 @@ impl Prover<'_> {
             // child that leaves is already over this node's threshold
             // (it would return at once, and this node pick it again).
             let kids = &self.search.kids[base..];
-            let (mut best, mut b2) = select(kids, or, self.search.busy.as_deref());
+            let (mut best, mut b2) =
+                select(kids, or, self.search.busy.as_deref(), self.search.seed);
             if self.search.busy.is_some() {
                 let v = if or { kids[best].pn } else { kids[best].dn };
                 if v >= if or { thpn } else { thdn } {
-                    (best, b2) = select(kids, or, None);
+                    (best, b2) = select(kids, or, None, self.search.seed);
                 }
             }
             let k = self.search.kids[base + best];
@@ -749,6 +768,41 @@ mod tests {
         assert_eq!(summarize(&[k(0, INF), k(1, 4)], true), (0, INF));
         assert_eq!(summarize(&[k(INF, 0), k(1, 4)], false), (INF, 0));
         assert_eq!(summarize(&[k(INF, 0), k(INF, 0)], true), (INF, 0));
+    }
+
+    /// The seed only decides between equal children: seed 0 keeps the
+    /// first (at OR nodes the larger disproof number first); another seed
+    /// the smaller salted key, never a worse number.
+    #[test]
+    fn a_seed_breaks_ties_only() {
+        let p = Position::startpos();
+        let k = |key, pn, dn| Kid {
+            pos: p,
+            key,
+            irr: false,
+            pn,
+            dn,
+            size: 0,
+        };
+        let ties = [k(11, 1, 5), k(22, 1, 5), k(33, 1, 5), k(44, 1, 5)];
+        assert_eq!(select(&ties, true, None, 0), (0, 1));
+        assert_eq!(select(&ties, false, None, 0), (0, 5));
+        let mut picked = std::collections::HashSet::new();
+        for seed in 1..40 {
+            let (i, b2) = select(&ties, true, None, seed);
+            let want = (0..4).min_by_key(|&j| salted(ties[j].key, seed)).unwrap();
+            assert_eq!((i, b2), (want, 1));
+            assert_eq!(select(&ties, false, None, seed), (want, 5));
+            picked.insert(i);
+        }
+        assert!(picked.len() > 1, "{picked:?}");
+        // A smaller number wins whatever the seed; at OR nodes, so does a
+        // larger disproof number between equal proof numbers.
+        let kids = [k(1, 2, 5), k(2, 1, 3), k(3, 1, 7), k(4, 3, 1)];
+        for seed in 0..40 {
+            assert_eq!(select(&kids, true, None, seed), (2, 1));
+            assert_eq!(select(&kids, false, None, seed), (3, 3));
+        }
     }
 
     #[test]

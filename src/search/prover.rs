@@ -63,12 +63,14 @@ impl<'s> Prover<'s> {
     ) -> Result<Prover<'s>, SearchError> {
         let writer = Writer::open(store, config.rule_set())?;
         let limits = config.limits.clone();
+        let mut search = Search::new(config.tt_bytes, config.limits, config.checkpoint_size);
+        search.seed = config.seed;
         Ok(Prover {
             rules: config.rules,
             fifty: config.fifty_move,
             prover: winner,
             tables: None,
-            search: Search::new(config.tt_bytes, config.limits, config.checkpoint_size),
+            search,
             ex: Extraction::default(),
             writer,
             root_key: 0,
@@ -324,6 +326,7 @@ impl<'s> Prover<'s> {
         let (rules, fifty, prover, tables) = (self.rules, self.fifty, self.prover, self.tables);
         let store = self.writer.store;
         let limits = self.limits.clone();
+        let seed = self.search.seed;
         let (pn, dn, helper_nodes) = std::thread::scope(|scope| {
             let handles: Vec<_> = views
                 .into_iter()
@@ -343,6 +346,7 @@ impl<'s> Prover<'s> {
                                 checkpoint_size: INF,
                                 threads: 1,
                                 shrink_alternatives: false,
+                                seed,
                             };
                             // With the store, for its proven positions
                             // (its own filter; it writes nothing: no
