@@ -4,7 +4,7 @@
 # fics, joint, each without and with the fifty-move rule) and writes the
 # certified ones to the sidecar's "holds_under" list, which `antiproof
 # openings` shows. Run from the crate root:
-#   scripts/holds-under.sh proofs/*.tree
+#   scripts/holds-under.sh proofs/*.tree proofs/*.tree.zst
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${ANTIPROOF_BIN:-target/release/antiproof}

@@ -73,10 +73,31 @@ for line in "$@"; do
       rm -f "$db"
     fi
   done
+  # Small proofs stay plain .tree files; one over 1 MiB is written
+  # zstd-compressed (.tree.zst, level 19), split into one file a reply of
+  # the loser where a file would pass 50 MB (antiproof openings adds the
+  # parts up again). The other form of the same name is removed.
+  plain="$scratch/$name.tree"
   # shellcheck disable=SC2086
-  $bin export --rules "$rules" --db "$scratch/$name.$best.redb" $line -o "proofs/$name.tree" >/dev/null
-  report=$($bin verify --rules "$rules" --tree "proofs/$name.tree" --json)
-  python3 - "$line" "$report" "$fifty" "$best" > "proofs/$name.json" <<'PY'
+  $bin export --rules "$rules" --db "$scratch/$name.$best.redb" $line -o "$plain" >/dev/null
+  if [ "$(stat -c %s "$plain")" -le 1048576 ]; then
+    rm -f "proofs/$name.tree.zst"
+    mv "$plain" "proofs/$name.tree"
+    files=("proofs/$name.tree")
+  else
+    rm -f "proofs/$name.tree"
+    # shellcheck disable=SC2086
+    mapfile -t files < <($bin export --rules "$rules" --db "$scratch/$name.$best.redb" $line \
+      -o "proofs/$name.tree.zst" --zstd-level 19 --split-above 50M | sed -n 's/^wrote \(.*\): rules .*/\1/p')
+  fi
+  [ "${#files[@]}" -gt 0 ] || { echo "make-proofs.sh: exporting $line wrote no file" >&2; exit 1; }
+  for tree in "${files[@]}"; do
+    side="${tree%.zst}"; side="${side%.tree}.json"
+    report=$($bin verify --rules "$rules" --tree "$tree" --json)
+    # A part's line is its own (the whole line and the moves to its root).
+    part_line=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["root_line"])' "$report")
+    [ "${#files[@]}" -gt 1 ] || part_line="$line"
+    python3 - "$part_line" "$report" "$fifty" "$best" > "$side" <<'PY'
 import json, sys
 line, report, fifty = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3] == "true"
 seed = int(sys.argv[4])
@@ -90,6 +111,7 @@ if seed:
     out["seed"] = seed
 print(json.dumps(out, indent=1, sort_keys=True))
 PY
-  ANTIPROOF_BIN=$bin scripts/holds-under.sh "proofs/$name.tree" >/dev/null
-  echo "proofs/$name.tree: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["winner"], "wins,", d["positions"], "positions, verified" if d["verified"] else "NOT verified")' "proofs/$name.json")"
+    ANTIPROOF_BIN=$bin scripts/holds-under.sh "$tree" >/dev/null
+    echo "$tree: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["winner"], "wins,", d["positions"], "positions, verified" if d["verified"] else "NOT verified")' "$side")"
+  done
 done

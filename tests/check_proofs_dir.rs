@@ -1,14 +1,16 @@
 //! Every published proof in `proofs/` is certified by the normal test run.
 //!
-//! Files: `proofs/<line>.tree` (a Watkins win-tree file) with a sidecar
-//! `proofs/<line>.json`: `{"line": "e3 d5", "rules": "international",
-//! "winner": "white"}`. The directory may be empty.
+//! Files: `proofs/<line>.tree` or, zstd-compressed, `proofs/<line>.tree.zst`
+//! (a Watkins win-tree file) with a sidecar `proofs/<line>.json`:
+//! `{"line": "e3 d5", "rules": "international", "winner": "white"}`. The
+//! directory may be empty.
 
 use antiproof::check::{Rules, TreeOptions, Verdict, check_tree, parse_color};
-use antiproof::wintree::WinTree;
+use antiproof::wintree::{WinTree, compressed};
 use std::path::{Path, PathBuf};
 
-/// The `*.tree` files of `proofs/`, in name order, with their sidecars.
+/// The `*.tree` and `*.tree.zst` files of `proofs/`, in name order, with
+/// their sidecars.
 fn proof_files() -> Vec<(PathBuf, serde_json::Value)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs");
     let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -18,10 +20,10 @@ fn proof_files() -> Vec<(PathBuf, serde_json::Value)> {
     let mut files = Vec::new();
     for e in entries {
         let path = e.unwrap().path();
-        if path.extension().is_none_or(|x| x != "tree") {
+        if !compressed::is_tree_name(&path) {
             continue;
         }
-        let side = path.with_extension("json");
+        let side = compressed::plain_name(&path).with_extension("json");
         let meta: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(&side).unwrap_or_else(|e| panic!("{}: {e}", side.display())),
         )
@@ -58,6 +60,25 @@ fn every_file_in_proofs_is_certified() {
     println!("{n} proof files certified");
 }
 
+/// Large certificates are kept compressed, none over the ~50 MB a file
+/// the repository allows (`export --split-above 50M` splits larger ones
+/// by reply), and each line has one form: `x.tree` or `x.tree.zst`.
+#[test]
+fn files_in_proofs_are_compressed_when_large_and_at_most_50_mb() {
+    for (path, _) in proof_files() {
+        let len = std::fs::metadata(&path).unwrap().len();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(len <= 50 << 20, "{name}: {len} bytes");
+        if name.ends_with(".tree") {
+            assert!(len <= 1 << 20, "{name}: {len} bytes, not compressed");
+            assert!(
+                !path.with_extension("tree.zst").exists(),
+                "{name} is there twice"
+            );
+        }
+    }
+}
+
 /// Which published proofs hold under joint rules (a stalemate with pieces
 /// left counts only where International and FICS agree): a certificate
 /// under joint rules must hold under both others, and 1.Nc3 and 1.h4 end
@@ -76,7 +97,11 @@ fn proofs_under_joint_rules_hold_under_both_others() {
             };
             check_tree(&tree, &opts).verdict
         };
-        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let name = compressed::plain_name(&path)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         match under(Rules::Joint) {
             Verdict::Certified => {
                 for rules in [Rules::International, Rules::Fics] {

@@ -298,7 +298,11 @@ fn openings_names_the_rule_sets_of_each_lines_certificates() {
     assert_eq!(sets, ["international", "international+fifty"], "{e3}");
     let (_, text, _) = antiproof(&["openings", "--proofs", p]);
     let row = text.lines().find(|l| l.starts_with("e3 ")).unwrap();
-    assert!(row.contains("international, international+fifty"), "{row}");
+    // Together: one reply of 20 proven, under both rule sets.
+    assert!(
+        row.contains("white: 1 of 20 replies (international, international+fifty)"),
+        "{row}"
+    );
     assert!(
         row.contains("e3 d5 (international+fifty, white wins"),
         "{row}"

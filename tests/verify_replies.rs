@@ -26,7 +26,7 @@ fn sum(replies: &[Value], f: impl Fn(&Value) -> u64) -> u64 {
 
 #[test]
 fn replies_add_up_at_the_root() {
-    for tree in ["Nf3.tree", "e3-g6.tree", "h4.tree"] {
+    for tree in ["Nf3.tree.zst", "e3-g6.tree", "h4.tree.zst"] {
         let v = verify_json(tree, &[]);
         let r = v["replies"].as_array().unwrap();
         assert!(!r.is_empty(), "{tree}: {v}");

@@ -40,6 +40,7 @@
 //! bounded by a bitset over the slots plus the positions of transposition
 //! targets; [`check_store`] walks the store from a position.
 
+pub mod cover;
 pub mod game;
 mod reason;
 mod store;

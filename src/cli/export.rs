@@ -28,7 +28,7 @@ use crate::store::{Key, StoreReader};
 use crate::stored::{Node, StoredProof};
 use crate::tables::{Tables, Value};
 use crate::vocab::FIFTY_MOVE_PLIES;
-use crate::wintree::{MoveCode, NodeKind, ProofDag, WinTree, WriteOptions, write_tree};
+use crate::wintree::{MoveCode, NodeKind, ProofDag, WinTree, WriteOptions, compressed, write_tree};
 use anyhow::Context;
 use clap::Args;
 use std::collections::HashMap;
@@ -47,9 +47,27 @@ pub struct ExportArgs {
     /// after it).
     #[arg(long, value_parser = values::color)]
     winner: Option<Color>,
-    /// The file to write.
+    /// The file to write; a name ending in `.zst` (`x.tree.zst`) is
+    /// written zstd-compressed, as `verify`, `browse`, `serve` and
+    /// `openings` read it.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: PathBuf,
+    /// Where the file would be larger than SIZE (`50M`; compressed, for a
+    /// `.zst` name), write one certificate a reply instead: below the
+    /// line's root, each move of the loser (after the winner's move where
+    /// the winner moves first) gets a file of its own, rooted there with
+    /// its whole line as prolog, named after the output with the moves
+    /// added (`h4.tree.zst` -> `h4-b5-a3.tree.zst`, ...; `h4.joint.tree`
+    /// -> `h4-b5-a3.joint.tree`), split again where still too large.
+    /// `antiproof openings` adds such files up again.
+    /// At most 100,000 files are written (a smaller SIZE is refused once
+    /// it needs more, the files written so far removed).
+    #[arg(long, value_name = "SIZE", value_parser = values::file_size)]
+    split_above: Option<u64>,
+    /// zstd level of a `.zst` output (1 to 22; higher: smaller and
+    /// slower).
+    #[arg(long, value_parser = values::zstd_level(), default_value_t = crate::wintree::compressed::ZSTD_LEVEL)]
+    zstd_level: i32,
     /// Write no subtree-size table.
     #[arg(long)]
     no_sizes: bool,
@@ -323,6 +341,166 @@ impl Exporter<'_> {
     }
 }
 
+/// How the written DAG becomes files: the format options, compression
+/// and the split size.
+struct Layout<'a> {
+    opts: WriteOptions,
+    /// zstd level, for a `.zst` output.
+    zstd: Option<i32>,
+    /// `--split-above`, bytes.
+    split_above: Option<u64>,
+    winner: Color,
+    output: &'a std::path::Path,
+}
+
+/// One file written.
+struct Part {
+    path: PathBuf,
+    /// The DAG node at its root.
+    node: usize,
+    /// SAN moves from the export's root to the part's root (empty: the
+    /// whole proof).
+    suffix: Vec<String>,
+    slots: u32,
+    transpositions: u32,
+    size_entries: usize,
+    /// Bytes before compression.
+    raw_len: usize,
+    /// Bytes of the file.
+    len: usize,
+    /// Over `--split-above`, but with no reply to split at.
+    too_large: bool,
+}
+
+/// The most files one export writes.
+const MAX_PARTS: usize = 100_000;
+
+/// A file this much larger than the split size is split without being
+/// compressed first (the certificates here compress 4-5 times).
+const SURELY_TOO_LARGE: u64 = 16;
+
+impl Layout<'_> {
+    /// The file name of the part at `suffix` below the export's root:
+    /// the output's for the whole proof, else its first word with the
+    /// moves added (`h4.tree.zst` -> `h4-b5-a3.tree.zst`).
+    fn path_of(&self, suffix: &[String]) -> PathBuf {
+        if suffix.is_empty() {
+            return self.output.to_path_buf();
+        }
+        let name = self
+            .output
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (zst, rest) = match name.strip_suffix(".zst") {
+            Some(r) => (".zst", r),
+            None => ("", name.as_str()),
+        };
+        let (tree, stem) = match rest.strip_suffix(".tree") {
+            Some(r) => (".tree", r),
+            None => ("", rest),
+        };
+        // The moves go after the first word: `h4.joint.tree` ->
+        // `h4-b5-a3.joint.tree`, the name of the part's line.
+        let (base, rest) = stem.split_at(stem.find('.').unwrap_or(stem.len()));
+        self.output
+            .with_file_name(format!("{base}-{}{rest}{tree}{zst}", suffix.join("-")))
+    }
+
+    /// Lays out the proof below `node` (position `pos`, reached by
+    /// `prolog` from the start and `suffix` from the export's root) as one
+    /// file, or, where that is over the split size, as one a reply.
+    fn parts(
+        &self,
+        dag: &ProofDag,
+        node: usize,
+        pos: &Position,
+        prolog: &mut Vec<MoveCode>,
+        suffix: &mut Vec<String>,
+        out: &mut Vec<Part>,
+    ) -> anyhow::Result<()> {
+        if out.len() == MAX_PARTS {
+            anyhow::bail!(
+                "--split-above {}: the proof would need more than {MAX_PARTS} files; give a larger size",
+                self.split_above.unwrap_or(0)
+            );
+        }
+        let written = write_tree(dag, node, prolog, &self.opts)?;
+        let fits = |len: u64| self.split_above.is_none_or(|l| len <= l);
+        // Where the loser moves: here, or after the winner's one move.
+        let (first, at, at_pos) = if pos.turn() == self.winner {
+            match dag.nodes[node].children.first() {
+                Some(&(code, child)) => {
+                    let m = move_of(pos, code)?;
+                    (Some((code, pos.san(m))), child, pos.play(m))
+                }
+                None => (None, node, *pos),
+            }
+        } else {
+            (None, node, *pos)
+        };
+        let can_split = at_pos.turn() != self.winner && !dag.nodes[at].children.is_empty();
+        let raw = written.bytes.len() as u64;
+        let surely_too_large = self.split_above.is_some_and(|l| raw / SURELY_TOO_LARGE > l);
+        if !(can_split && surely_too_large) {
+            let bytes = match self.zstd {
+                Some(level) => compressed::zstd_bytes(&written.bytes, level)
+                    .context("cannot compress the win-tree file")?,
+                None => written.bytes.clone(),
+            };
+            if !can_split || fits(bytes.len() as u64) {
+                let path = self.path_of(suffix);
+                // Atomically: a reader (`serve` with the old file mapped)
+                // keeps the old file until it lets go; a failed write
+                // leaves it as is.
+                crate::fsutil::write_atomic(&path, |f| f.write_all(&bytes))
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                out.push(Part {
+                    path,
+                    node,
+                    suffix: suffix.clone(),
+                    slots: written.slots,
+                    transpositions: written.transpositions,
+                    size_entries: written.sizes.len(),
+                    raw_len: written.bytes.len(),
+                    len: bytes.len(),
+                    too_large: !fits(bytes.len() as u64),
+                });
+                return Ok(());
+            }
+        }
+        drop(written);
+        if let Some((code, san)) = &first {
+            prolog.push(*code);
+            suffix.push(san.clone());
+        }
+        for &(code, child) in &dag.nodes[at].children {
+            let m = move_of(&at_pos, code)?;
+            prolog.push(code);
+            suffix.push(at_pos.san(m));
+            self.parts(dag, child, &at_pos.play(m), prolog, suffix, out)?;
+            prolog.pop();
+            suffix.pop();
+        }
+        if first.is_some() {
+            prolog.pop();
+            suffix.pop();
+        }
+        Ok(())
+    }
+}
+
+/// The legal move a code of the written DAG names.
+fn move_of(pos: &Position, code: MoveCode) -> anyhow::Result<Move> {
+    crate::rules::move_of_code(pos, code).ok_or_else(|| {
+        anyhow::anyhow!(
+            "internal error: the proof's move {} is not legal at {}",
+            code.uci(),
+            pos.to_fen()
+        )
+    })
+}
+
 /// Runs `antiproof export`.
 pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
     let rule_set = args.rules.rule_set();
@@ -424,47 +602,108 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
     let (r, ex) = result;
     match r? {
         Ok(root_id) => {
-            let prolog: Vec<MoveCode> = line.iter().map(|m| m.watkins_code()).collect();
-            let opts = WriteOptions {
-                size_table: !args.no_sizes,
-                size_depth: None,
+            let layout = Layout {
+                opts: WriteOptions {
+                    size_table: !args.no_sizes,
+                    size_depth: None,
+                },
+                zstd: compressed::is_zstd_name(&args.output).then_some(args.zstd_level),
+                split_above: args.split_above,
+                winner,
+                output: &args.output,
             };
-            let w = write_tree(&ex.dag, root_id, &prolog, &opts)?;
-            // Atomically: a reader (`serve` with the old file mapped) keeps
-            // the old file until it lets go; a failed write leaves it as is.
-            crate::fsutil::write_atomic(&args.output, |f| f.write_all(&w.bytes))
-                .with_context(|| format!("cannot write {}", args.output.display()))?;
+            let mut prolog: Vec<MoveCode> = line.iter().map(|m| m.watkins_code()).collect();
+            let mut parts = Vec::new();
+            let laid = layout.parts(
+                &ex.dag,
+                root_id,
+                &root,
+                &mut prolog,
+                &mut Vec::new(),
+                &mut parts,
+            );
+            if let Err(e) = laid {
+                // A split that cannot finish leaves none of its files.
+                if parts.len() > 1 || parts.first().is_some_and(|p| !p.suffix.is_empty()) {
+                    for p in &parts {
+                        let _ = std::fs::remove_file(&p.path);
+                    }
+                    return Err(e.context(format!(
+                        "no file written (the {} written so far removed)",
+                        parts.len()
+                    )));
+                }
+                return Err(e);
+            }
+            let split = parts.len() > 1 || parts.first().is_some_and(|p| !p.suffix.is_empty());
             if args.quiet {
                 return Ok(EXIT_OK);
             }
             let mut out = std::io::stdout().lock();
-            writeln!(
-                out,
-                "wrote {}: rules {}, winner {}, {} positions, {} node slots ({} transpositions), {} size entries, {} bytes{}{}",
-                args.output.display(),
-                rule_set,
-                winner,
-                ex.dag.nodes.len(),
-                w.slots,
-                w.transpositions,
-                w.sizes.len(),
-                w.bytes.len(),
-                if ex.grafted > 0 {
-                    format!(", {} open leaves replaced by stored proofs", ex.grafted)
-                } else {
-                    String::new()
-                },
-                if ex.table_leaves > 0 {
-                    format!(", {} leaves rest on endgame tables", ex.table_leaves)
-                } else if ex.expanded > 0 {
-                    format!(
-                        ", {} winner positions expanded from the endgame tables",
-                        ex.expanded
-                    )
-                } else {
-                    String::new()
+            for part in &parts {
+                writeln!(
+                    out,
+                    "wrote {}: rules {}, winner {}, {} positions, {} node slots ({} transpositions), {} size entries, {} bytes{}{}{}",
+                    part.path.display(),
+                    rule_set,
+                    winner,
+                    if split {
+                        ex.dag.reachable(part.node)
+                    } else {
+                        ex.dag.nodes.len() as u64
+                    },
+                    part.slots,
+                    part.transpositions,
+                    part.size_entries,
+                    part.len,
+                    if layout.zstd.is_some() {
+                        format!(" ({} uncompressed)", part.raw_len)
+                    } else {
+                        String::new()
+                    },
+                    if split || ex.grafted == 0 {
+                        String::new()
+                    } else {
+                        format!(", {} open leaves replaced by stored proofs", ex.grafted)
+                    },
+                    if split {
+                        String::new()
+                    } else if ex.table_leaves > 0 {
+                        format!(", {} leaves rest on endgame tables", ex.table_leaves)
+                    } else if ex.expanded > 0 {
+                        format!(
+                            ", {} winner positions expanded from the endgame tables",
+                            ex.expanded
+                        )
+                    } else {
+                        String::new()
+                    }
+                )?;
+                if part.too_large {
+                    writeln!(
+                        out,
+                        "  (over --split-above: no reply of the loser below its root to split at)"
+                    )?;
                 }
-            )?;
+            }
+            if split {
+                writeln!(
+                    out,
+                    "split into {} files, one a reply (a DAG of {} positions{}{}); each is a certificate of its own line",
+                    parts.len(),
+                    ex.dag.nodes.len(),
+                    if ex.grafted > 0 {
+                        format!(", {} open leaves replaced by stored proofs", ex.grafted)
+                    } else {
+                        String::new()
+                    },
+                    if ex.table_leaves > 0 {
+                        format!(", {} leaves rest on endgame tables", ex.table_leaves)
+                    } else {
+                        String::new()
+                    }
+                )?;
+            }
             Ok(EXIT_OK)
         }
         Err(Broken(why)) => {

@@ -2,7 +2,7 @@
 //! is a hidden alias, the command's former name).
 
 use super::EXIT_OK;
-use crate::openings::{Certified, scan_certified, table, verify_entry};
+use crate::openings::{Certified, Combined, TableRow, scan_certified, table, verify_entry};
 use crate::vocab::RuleSet;
 use clap::Args;
 use std::io::Write;
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 #[derive(Args, Debug)]
 pub struct OpeningsArgs {
     /// Print a JSON array of 20 objects (move, uci, published, reply, year,
-    /// source, note, certified).
+    /// source, note, certified, proven_here).
     #[arg(long)]
     json: bool,
     /// Directory of this project's certified proofs (`*.tree`, `*.tree.zst` or
@@ -26,8 +26,8 @@ pub struct OpeningsArgs {
     verify: bool,
 }
 
-fn describe(c: &Certified) -> String {
-    let s = &c.line;
+/// A certificate's rule set, winner, size and verdict, in words.
+fn details(c: &Certified) -> Vec<String> {
     let mut parts = vec![c.rule_set.clone()];
     if let Some(w) = &c.winner {
         parts.push(format!("{w} wins"));
@@ -42,7 +42,86 @@ fn describe(c: &Certified) -> String {
         Some(false) => "NOT verified".into(),
         None => "verification not recorded".into(),
     });
-    format!("{s} ({})", parts.join(", "))
+    parts
+}
+
+fn describe(c: &Certified) -> String {
+    format!("{} ({})", c.line, details(c).join(", "))
+}
+
+/// The certificates of a row, those of one line split into parts (files
+/// whose lines go past the line's first two moves, made under one rule
+/// set for one winner) as one entry.
+fn describe_all(certs: &[Certified]) -> Vec<String> {
+    let key = |c: &Certified| {
+        let two: Vec<&str> = c.line.split_whitespace().take(2).collect();
+        (
+            two.join(" "),
+            c.rule_set.clone(),
+            c.winner.clone(),
+            c.verified,
+        )
+    };
+    let mut groups: Vec<(_, Vec<&Certified>)> = Vec::new();
+    for c in certs {
+        let k = key(c);
+        // A certificate of the line itself (two moves or fewer) is never
+        // a part.
+        let part = c.line.split_whitespace().nth(2).is_some();
+        match groups
+            .iter_mut()
+            .find(|g| part && g.0 == k && g.1[0].line != k.0)
+        {
+            Some(g) => g.1.push(c),
+            None => groups.push((k, vec![c])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(k, group)| {
+            if group.len() == 1 {
+                return describe(group[0]);
+            }
+            let mut merged = group[0].clone();
+            merged.positions = group.iter().map(|c| c.positions).sum();
+            merged.checked_now = group.iter().all(|c| c.checked_now);
+            format!(
+                "{} ... ({} files, {})",
+                k.0,
+                group.len(),
+                details(&merged).join(", ")
+            )
+        })
+        .collect()
+}
+
+/// The "proven here" column: the move's result as the certificates prove
+/// it together, under which rule sets; else how many replies they prove.
+fn proven_here(p: &Combined) -> String {
+    let winner = p.winner.as_deref().unwrap_or("?");
+    let sets = |list: &[String]| {
+        if list.len() == RuleSet::ALL.len() {
+            "all six rule sets".to_string()
+        } else {
+            list.join(", ")
+        }
+    };
+    if !p.proven_under.is_empty() {
+        return format!("{winner} wins: {}", sets(&p.proven_under));
+    }
+    if p.replies == 0 {
+        return "-".to_string();
+    }
+    let after = p
+        .winner_move
+        .as_ref()
+        .map_or(String::new(), |m| format!(" to {m}"));
+    format!(
+        "{winner}: {} of {} replies{after} ({})",
+        p.replies_proven,
+        p.replies,
+        sets(&p.replies_under)
+    )
 }
 
 /// Runs `antiproof openings`.
@@ -66,47 +145,43 @@ pub fn run(args: OpeningsArgs) -> anyhow::Result<u8> {
     }
     writeln!(
         out,
-        "move  published reply  year  certified under            certified here"
+        "move  published reply  year  proven here                        certified here"
     )?;
     for r in &rows {
-        let certs: Vec<String> = r.certified.iter().map(describe).collect();
-        // The rule sets under which some certificate of this move's lines
-        // is verified (or recorded without a verdict): those its sidecar
-        // says it holds under, else the one it was made under.
-        let mut sets: Vec<&str> = r
-            .certified
-            .iter()
-            .filter(|c| c.verified != Some(false))
-            .flat_map(|c| {
-                if c.holds_under.is_empty() {
-                    vec![c.rule_set.as_str()]
-                } else {
-                    c.holds_under.iter().map(String::as_str).collect()
-                }
-            })
-            .collect();
-        sets.sort_unstable();
-        sets.dedup();
+        let certs = describe_all(&r.certified);
         writeln!(
             out,
-            "{:<5} {:<9} {:<6} {:<5} {:<26} {}",
+            "{:<5} {:<9} {:<6} {:<5} {:<34} {}",
             r.san,
             r.published.name(),
             r.reply.as_deref().unwrap_or("-"),
             r.year.map_or("-".to_string(), |y| y.to_string()),
-            if sets.is_empty() {
-                "-".to_string()
-            } else if sets.len() == RuleSet::ALL.len() {
-                "all six rule sets".to_string()
-            } else {
-                sets.join(", ")
-            },
+            proven_here(&r.proven_here),
             if certs.is_empty() {
                 "-".to_string()
             } else {
                 certs.join("; ")
             }
         )?;
+    }
+    let partial: Vec<&TableRow> = rows
+        .iter()
+        .filter(|r| r.proven_here.proven_under.is_empty() && r.proven_here.replies > 0)
+        .collect();
+    if !partial.is_empty() {
+        writeln!(out)?;
+        for r in partial {
+            let p = &r.proven_here;
+            writeln!(
+                out,
+                "1.{}{}: replies not proven here yet: {}",
+                r.san,
+                p.winner_move
+                    .as_ref()
+                    .map_or(String::new(), |m| format!(" {m}")),
+                p.missing.join(" ")
+            )?;
+        }
     }
     writeln!(out)?;
     writeln!(out, "Sources (full citations in data/openings.tsv):")?;

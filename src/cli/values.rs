@@ -134,28 +134,42 @@ impl MemorySize {
 impl FromStr for MemorySize {
     type Err = String;
     fn from_str(s: &str) -> Result<MemorySize, String> {
-        let t = s.trim().trim_end_matches(['B', 'b']);
-        let bad = || format!("cannot read {s:?}: give a size such as 512M or 4G");
-        let (num, mult) = match t.chars().last() {
-            Some('K' | 'k') => (&t[..t.len() - 1], 1u64 << 10),
-            Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
-            Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
-            Some('T' | 't') => (&t[..t.len() - 1], 1 << 40),
-            _ => (t, 1),
-        };
-        let v: f64 = num.trim().parse().map_err(|_| bad())?;
-        if !(v.is_finite() && v > 0.0) {
-            return Err(bad());
-        }
-        let bytes = v * mult as f64;
-        if bytes < MIN_MEMORY as f64 {
-            return Err(format!("{s:?} is too small (at least 64K)"));
-        }
-        if bytes > MAX_MEMORY as f64 {
-            return Err(format!("{s:?} is too big (at most 1T)"));
-        }
-        Ok(MemorySize(bytes as u64))
+        size_in(s, MIN_MEMORY, MAX_MEMORY).map(MemorySize)
     }
+}
+
+/// A size in bytes as [`MemorySize`] reads it, from `min` to `max`.
+fn size_in(s: &str, min: u64, max: u64) -> Result<u64, String> {
+    let t = s.trim().trim_end_matches(['B', 'b']);
+    let bad = || format!("cannot read {s:?}: give a size such as 512M or 4G");
+    let (num, mult) = match t.chars().last() {
+        Some('K' | 'k') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
+        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
+        Some('T' | 't') => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    let v: f64 = num.trim().parse().map_err(|_| bad())?;
+    if !(v.is_finite() && v > 0.0) {
+        return Err(bad());
+    }
+    let bytes = v * mult as f64;
+    if bytes < min as f64 {
+        return Err(format!("{s:?} is too small (at least {})", MemorySize(min)));
+    }
+    if bytes > max as f64 {
+        return Err(format!("{s:?} is too big (at most {})", MemorySize(max)));
+    }
+    Ok(bytes as u64)
+}
+
+/// The smallest file size `export --split-above` takes.
+pub const MIN_FILE_SIZE: u64 = 1 << 10;
+
+/// A file size such as `50M` (as [`MemorySize`]), from [`MIN_FILE_SIZE`]
+/// to [`MAX_MEMORY`], in bytes.
+pub fn file_size(s: &str) -> Result<u64, String> {
+    size_in(s, MIN_FILE_SIZE, MAX_MEMORY)
 }
 
 impl fmt::Display for MemorySize {
@@ -290,6 +304,13 @@ pub fn probes() -> RangedU64ValueParser<u64> {
 /// [`crate::tables::MAX_MEN`].
 pub fn men() -> RangedU64ValueParser<u32> {
     RangedU64ValueParser::new().range(2..=crate::tables::MAX_MEN as u64)
+}
+
+/// A zstd compression level: 1 to
+/// [`crate::wintree::compressed::ZSTD_MAX_LEVEL`].
+pub fn zstd_level() -> clap::builder::RangedI64ValueParser<i32> {
+    clap::builder::RangedI64ValueParser::new()
+        .range(1..=crate::wintree::compressed::ZSTD_MAX_LEVEL as i64)
 }
 
 /// A proof-size estimate (any `u32`).
