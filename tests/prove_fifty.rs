@@ -216,6 +216,41 @@ fn the_fifty_table_keeps_the_proof_with_the_smaller_need() {
     assert_eq!(s.len(RuleSet::new(Rules::Fics, true)).unwrap(), 0);
 }
 
+/// `verify --db` under the fifty-move rule checks the store's proof as
+/// the win-tree file `export` writes of it: certified at the clock it was
+/// proven from, rejected (named) at a clock it does not fit, or where the
+/// store has no proof under the rule set.
+#[test]
+fn verify_db_under_the_fifty_move_rule_checks_the_stored_proof() {
+    let dir = temp_dir("fifty-verify-db");
+    let db = dir.join("a.redb");
+    let d = db.to_str().unwrap();
+    let fen = format!("{ROOK_V_PAWN} 88 60");
+    let (code, v) = prove_fen(&db, &fen, &["--rules", "lichess"]);
+    assert_eq!((code, v["result"].as_str()), (0, Some("proven")), "{v}");
+    let verify = |fen: &str, rules: &str| {
+        antiproof(&[
+            "verify", "--db", d, "--json", "--rules", rules, "--fen", fen,
+        ])
+    };
+    let (code, out, err) = verify(&fen, "lichess");
+    assert_eq!(code, 0, "{out} {err}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["verdict"], "certified", "{r}");
+    assert_eq!(r["rule_set"], "international+fifty", "{r}");
+    // The worst clock of the proof's paths stays under 100.
+    let worst = r["worst_clock"].as_u64().unwrap();
+    assert!((88..100).contains(&worst), "{r}");
+    // At clock 99 the stored proof does not fit.
+    let (code, out, _) = verify(&format!("{ROOK_V_PAWN} 99 60"), "lichess");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("fifty-move rule"), "{out}");
+    // No proof under joint+fifty in this store.
+    let (code, out, _) = verify(&fen, "joint+fifty");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("no proof"), "{out}");
+}
+
 #[test]
 fn export_follows_the_rule_sets_records_and_refuses_a_clock_without_headroom() {
     let dir = temp_dir("fifty-export");

@@ -501,6 +501,95 @@ fn move_of(pos: &Position, code: MoveCode) -> anyhow::Result<Move> {
     })
 }
 
+/// Walks the stored proof at `root` for `winner` (with `file`: that
+/// win-tree file's proof, its open leaves replaced by stored proofs) into a
+/// DAG, on a thread with a large stack (deep proofs recurse): the root's
+/// node, or where the proof breaks (the exporter's `path` leads there).
+fn walk<'r>(
+    reader: &'r StoreReader,
+    rule_set: crate::vocab::RuleSet,
+    winner: Color,
+    root: &Position,
+    file: Option<&WinTree>,
+    expand: Option<&'r Tables>,
+) -> (anyhow::Result<Result<usize, Broken>>, Exporter<'r>) {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(1 << 30)
+            .spawn_scoped(s, || {
+                let mut ex = Exporter {
+                    proof: StoredProof::new(reader, rule_set),
+                    winner,
+                    dag: ProofDag::new(),
+                    ids: HashMap::new(),
+                    table_leaves: 0,
+                    path: Vec::new(),
+                    expand,
+                    expanded: 0,
+                    grafted: 0,
+                    need: rule_set.fifty_move.then(HashMap::new),
+                };
+                let r = match file {
+                    Some(t) => ex.graft(t, 0, root),
+                    None => ex.visit(root),
+                };
+                (r, ex)
+            })
+            .expect("spawn export thread")
+            .join()
+            .expect("export thread panicked")
+    })
+}
+
+/// The stored proof at the line `moves` from `start` as the bytes of a
+/// win-tree file (the line as prolog, no size table), for `verify --db`
+/// under the fifty-move rule: the checker follows the clock along every
+/// path of a win-tree file, so the store's proof is checked as the file
+/// `export` would write. `Ok(Err(why))`: no proof there, or a broken one
+/// (the line named).
+pub(super) fn stored_tree_bytes(
+    reader: &StoreReader,
+    rule_set: crate::vocab::RuleSet,
+    start: Position,
+    moves: &[String],
+    winner: Option<Color>,
+) -> anyhow::Result<Result<Vec<u8>, String>> {
+    let (root, line) = start
+        .play_line(moves)
+        .map_err(|e| anyhow::anyhow!("bad move at {e}"))?;
+    let winner = match winner {
+        Some(w) => w,
+        None => match StoredProof::new(reader, rule_set).winner_at(&root)? {
+            Some(w) => w,
+            None => {
+                return Ok(Err(format!(
+                    "no proof in the store at this line under {}",
+                    rule_set.describe()
+                )));
+            }
+        },
+    };
+    let (r, ex) = walk(reader, rule_set, winner, &root, None, None);
+    match r? {
+        Ok(root_id) => {
+            let prolog: Vec<MoveCode> = line.iter().map(|m| m.watkins_code()).collect();
+            let opts = WriteOptions {
+                size_table: false,
+                size_depth: None,
+            };
+            Ok(Ok(write_tree(&ex.dag, root_id, &prolog, &opts)?.bytes))
+        }
+        Err(Broken(why)) => {
+            let mut full = line;
+            full.extend(ex.path.iter().copied());
+            Ok(Err(format!(
+                "the stored proof is broken at {}: {why}",
+                crate::rules::numbered_san(&start, &full)
+            )))
+        }
+    }
+}
+
 /// Runs `antiproof export`.
 pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
     let rule_set = args.rules.rule_set();
@@ -572,34 +661,14 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
             }
         },
     };
-    // Deep proofs recurse: a thread with a large stack.
-    let result = std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .stack_size(1 << 30)
-            .spawn_scoped(s, || {
-                let mut ex = Exporter {
-                    proof: StoredProof::new(&reader, rule_set),
-                    winner,
-                    dag: ProofDag::new(),
-                    ids: HashMap::new(),
-                    table_leaves: 0,
-                    path: Vec::new(),
-                    expand: tables.as_ref(),
-                    expanded: 0,
-                    grafted: 0,
-                    need: rule_set.fifty_move.then(HashMap::new),
-                };
-                let r = match &file {
-                    Some(t) => ex.graft(t, 0, &root),
-                    None => ex.visit(&root),
-                };
-                (r, ex)
-            })
-            .expect("spawn export thread")
-            .join()
-            .expect("export thread panicked")
-    });
-    let (r, ex) = result;
+    let (r, ex) = walk(
+        &reader,
+        rule_set,
+        winner,
+        &root,
+        file.as_ref(),
+        tables.as_ref(),
+    );
     match r? {
         Ok(root_id) => {
             let layout = Layout {

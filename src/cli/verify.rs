@@ -93,15 +93,38 @@ fn start_clock(fen: Option<&str>) -> anyhow::Result<u32> {
 pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
     let rule_set = args.rules.rule_set();
     let fifty_move = if rule_set.fifty_move {
-        if args.tree.is_none() {
-            anyhow::bail!(
-                "antiproof verify: the fifty-move rule is checked on win-tree files only \
-                 (--tree FILE); checking the store under it is not supported yet"
-            );
-        }
         Some(start_clock(args.fen.as_deref())?)
     } else {
         None
+    };
+    // Under the fifty-move rule the store's proof is checked as the
+    // win-tree file `export` writes of it: the checker follows the clock
+    // along every path of a file, transpositions included.
+    let stored = match (&args.tree, fifty_move) {
+        (None, Some(_)) => {
+            let (_store, reader, path) = super::open_store(args.db.as_deref())?;
+            let start = match &args.fen {
+                Some(f) => super::prove::root_from_fen(f, true)?,
+                None => crate::rules::Position::startpos(),
+            };
+            let winner = args.winner.map(|c| match c {
+                shakmaty::Color::White => crate::rules::Color::White,
+                shakmaty::Color::Black => crate::rules::Color::Black,
+            });
+            match super::export::stored_tree_bytes(&reader, rule_set, start, &args.moves, winner)? {
+                Ok(bytes) => Some(WinTree::from_vec(bytes).with_context(|| {
+                    format!("the proof stored in {} as a win tree", path.display())
+                })?),
+                Err(why) => {
+                    return Ok(rejected_unchecked(
+                        &args,
+                        "NoProof",
+                        &format!("{}: {why}", path.display()),
+                    ));
+                }
+            }
+        }
+        _ => None,
     };
     let tables = match &args.tables {
         Some(dir) => {
@@ -124,13 +147,16 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
         }
         None => Antichess::default(),
     };
-    let report = match &args.tree {
-        Some(path) => {
-            let tree = match WinTree::open(path) {
-                Ok(t) => t,
-                Err(e @ WinTreeError::Io { .. }) => return Err(e.into()),
-                Err(e) => return Ok(malformed(&args, &e.to_string())),
-            };
+    let file = match (&args.tree, stored) {
+        (Some(path), _) => match WinTree::open(path) {
+            Ok(t) => Some(t),
+            Err(e @ WinTreeError::Io { .. }) => return Err(e.into()),
+            Err(e) => return Ok(malformed(&args, &e.to_string())),
+        },
+        (None, stored) => stored,
+    };
+    let report = match file {
+        Some(tree) => {
             let prolog = tree.prolog();
             let (_, moves) = game::play_line(&start, &args.moves)
                 .map_err(|e| anyhow::anyhow!("bad move at {e}"))?;
@@ -253,6 +279,12 @@ fn write_obligations(out: &Path, tree: &Path, report: &check::Report) -> anyhow:
 
 /// Reports a file that cannot be parsed at all: rejected.
 fn malformed(args: &VerifyArgs, what: &str) -> u8 {
+    rejected_unchecked(args, "Malformed", &format!("malformed file: {what}"))
+}
+
+/// A rejection before any position is checked (kind `kind`, for JSON):
+/// exit 1.
+fn rejected_unchecked(args: &VerifyArgs, kind: &str, reason: &str) -> u8 {
     if args.json {
         println!(
             "{}",
@@ -261,11 +293,11 @@ fn malformed(args: &VerifyArgs, what: &str) -> u8 {
                 "rules": args.rules.stalemate().name(),
                 "fifty_move_rule": args.rules.rule_set().fifty_move,
                 "rule_set": args.rules.rule_set().name(),
-                "rejection": {"kind": "Malformed", "reason": format!("malformed file: {what}")},
+                "rejection": {"kind": kind, "reason": reason},
             })
         );
     } else {
-        println!("REJECTED: malformed file: {what}");
+        println!("REJECTED: {reason}");
         println!("rules:       {}", args.rules.rule_set());
     }
     EXIT_NO
