@@ -68,6 +68,47 @@ fn a_split_proof_is_certified_part_by_part_and_adds_up_in_openings() {
         );
     }
 
+    // verify certifies them together: each file, then the line they share.
+    let mut args: Vec<String> = vec!["verify".into()];
+    for f in &files {
+        args.push("--tree".into());
+        args.push(f.to_str().unwrap().into());
+    }
+    let (code, out, err) = antiproof(&[&args[..], &["e4".to_string()]].concat());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("CERTIFIED together: 1. e4 is won by black, 6 files"),
+        "{out}"
+    );
+    let (code, out, err) = antiproof(&[&args[..], &["--json".to_string()]].concat());
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["verdict"], "certified", "{v}");
+    assert_eq!(v["files"].as_array().unwrap().len(), 6, "{v}");
+    // Five of the six: 1.e4 is not proven by them, the reply named.
+    let five = &args[..args.len() - 2];
+    let (code, out, _) = antiproof(&[five, &["e4".to_string()]].concat());
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("NOT CERTIFIED together: 1. e4 for black"),
+        "{out}"
+    );
+    // A file that is not a win tree among them: rejected, named.
+    let junk = d.join("junk.tree");
+    std::fs::write(&junk, b"junk").unwrap();
+    let with_junk = [
+        &args[..],
+        &["--tree".to_string(), junk.to_str().unwrap().to_string()],
+    ]
+    .concat();
+    let (code, out, _) = antiproof(&with_junk);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("junk.tree: REJECTED: malformed file"), "{out}");
+    assert!(
+        out.contains("REJECTED: 1 of 7 files are not certified"),
+        "{out}"
+    );
+
     // Together they prove 1.e4 lost; each file listed under one entry.
     let dir = parts.to_str().unwrap();
     let (code, out, err) = antiproof(&["openings", "--verify", "--proofs", dir]);

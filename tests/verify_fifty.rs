@@ -287,18 +287,27 @@ fn the_clock_starts_from_the_fen() {
     }
 }
 
-/// The store is not checked under the rule (yet): refused, exit 2.
+/// The store is checked under the rule as the win-tree file `export`
+/// writes of it (`tests/prove_fifty.rs` certifies one): a store with no
+/// proof under the rule set is a rejection naming it (exit 1), a store
+/// that is not there is exit 2 naming it.
 #[test]
-fn the_store_is_refused_under_the_rule() {
+fn the_store_under_the_rule_needs_a_proof_under_the_rule() {
     let dir = temp_dir("verify-fifty-store");
     let db = dir.join("s.redb");
-    let (code, _, err) = antiproof(&[
-        "verify",
-        "--db",
-        db.to_str().unwrap(),
-        "--rules",
-        "joint+fifty",
-    ]);
+    let d = db.to_str().unwrap();
+    let (code, _, err) = antiproof(&["verify", "--db", d, "--rules", "joint+fifty"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("fifty-move rule"), "{err}");
+    assert!(err.contains("s.redb"), "{err}");
+    // Proven under plain international rules only.
+    let (code, _, err) = antiproof(&["prove", "--db", d, "e3", "d5"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = antiproof(&["verify", "--db", d, "--rules", "joint+fifty", "e3", "d5"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("no proof") && out.contains("fifty-move rule"),
+        "{out}"
+    );
+    let (code, out, err) = antiproof(&["verify", "--db", d, "e3", "d5"]);
+    assert_eq!(code, 0, "{out}{err}");
 }

@@ -164,7 +164,18 @@ pub fn coverage<S: AsRef<str>>(
     winner: Color,
     rules: RuleSet,
 ) -> Result<Coverage, String> {
-    let start = Antichess::default();
+    coverage_from(&Antichess::default(), certs, line, winner, rules)
+}
+
+/// As [`coverage`], with the lines (the certificates' and `line`) from
+/// `start` (its half-move clock counting under the fifty-move rule).
+pub fn coverage_from<S: AsRef<str>>(
+    start: &Antichess,
+    certs: &[Certificate],
+    line: &[S],
+    winner: Color,
+    rules: RuleSet,
+) -> Result<Coverage, String> {
     let mut index = Index {
         roots: HashMap::new(),
         on_lines: HashSet::new(),
@@ -173,7 +184,7 @@ pub fn coverage<S: AsRef<str>>(
         memo: HashMap::new(),
     };
     for c in certs.iter().filter(|c| c.winner == winner) {
-        let (_, moves) = game::play_line(&start, &c.line)?;
+        let (_, moves) = game::play_line(start, &c.line)?;
         let mut pos = start.clone();
         for m in moves {
             index.on_lines.insert(game::pack(&pos));
@@ -183,7 +194,7 @@ pub fn coverage<S: AsRef<str>>(
         let held = index.roots.entry(game::pack(&pos)).or_insert(clock);
         *held = (*held).max(clock);
     }
-    let (pos, _) = game::play_line(&start, line)?;
+    let (pos, _) = game::play_line(start, line)?;
     let proven = index.covered(&pos);
     let legal = pos.legal_moves();
     if game::game_end(&pos, &legal, rules.stalemate).is_some() {

@@ -21,9 +21,14 @@ pub struct VerifyArgs {
     /// A Watkins win-tree file to check instead of the store; a bzip2 or
     /// zstd file (`.bz2`, `.zst`, told by its first bytes) is decompressed
     /// once to an unlinked temporary file (in $ANTIPROOF_STATE_DIR/cache,
-    /// else $TMPDIR) and checked from there.
+    /// else $TMPDIR) and checked from there. Given more than once (the
+    /// files of a proof split by reply, `export --split-above`): each file
+    /// is checked on its own, then whether they prove MOVES together
+    /// (default: the longest line all their roots share), every reply
+    /// covered; exit 0 only when every file is certified and the line is
+    /// proven.
     #[arg(long, value_name = "FILE")]
-    tree: Option<PathBuf>,
+    tree: Vec<PathBuf>,
     #[command(flatten)]
     rules: values::RuleArgs,
     /// The side that wins (default: inferred from the proof's root).
@@ -100,7 +105,10 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
     // Under the fifty-move rule the store's proof is checked as the
     // win-tree file `export` writes of it: the checker follows the clock
     // along every path of a file, transpositions included.
-    let stored = match (&args.tree, fifty_move) {
+    if args.tree.len() > 1 {
+        return verify_together(&args, fifty_move);
+    }
+    let stored = match (args.tree.first(), fifty_move) {
         (None, Some(_)) => {
             let (_store, reader, path) = super::open_store(args.db.as_deref())?;
             let start = match &args.fen {
@@ -126,28 +134,9 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
         }
         _ => None,
     };
-    let tables = match &args.tables {
-        Some(dir) => {
-            if !dir.is_dir() {
-                anyhow::bail!("--tables {}: not a directory", dir.display());
-            }
-            Some(std::sync::Arc::new(
-                check::LeafTables::open_rule_set(dir, rule_set).recertify(args.recertify),
-            ))
-        }
-        None => None,
-    };
-    let start = match &args.fen {
-        Some(f) => {
-            let fen: shakmaty::fen::Fen = f
-                .parse()
-                .map_err(|e| anyhow::anyhow!("reading --fen {f:?}: {e}"))?;
-            fen.into_position::<Antichess>(shakmaty::CastlingMode::Standard)
-                .map_err(|e| anyhow::anyhow!("reading --fen {f:?}: {e}"))?
-        }
-        None => Antichess::default(),
-    };
-    let file = match (&args.tree, stored) {
+    let tables = leaf_tables(&args)?;
+    let start = start_position(&args)?;
+    let file = match (args.tree.first(), stored) {
         (Some(path), _) => match WinTree::open(path) {
             Ok(t) => Some(t),
             Err(e @ WinTreeError::Io { .. }) => return Err(e.into()),
@@ -238,7 +227,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
     } else {
         writeln!(out, "{report}")?;
     }
-    if let (Some(out), Some(tree)) = (&args.obligations, &args.tree)
+    if let (Some(out), Some(tree)) = (&args.obligations, args.tree.first())
         && !matches!(report.verdict, Verdict::Rejected(_))
     {
         write_obligations(out, tree, &report)?;
@@ -248,6 +237,228 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
         Verdict::Open { .. } => EXIT_OPEN,
         _ => EXIT_NO,
     })
+}
+
+/// The endgame tables of `--tables`, for the checker's leaves.
+fn leaf_tables(args: &VerifyArgs) -> anyhow::Result<Option<std::sync::Arc<check::LeafTables>>> {
+    let Some(dir) = &args.tables else {
+        return Ok(None);
+    };
+    if !dir.is_dir() {
+        anyhow::bail!("--tables {}: not a directory", dir.display());
+    }
+    Ok(Some(std::sync::Arc::new(
+        check::LeafTables::open_rule_set(dir, args.rules.rule_set()).recertify(args.recertify),
+    )))
+}
+
+/// The position lines start from: `--fen`'s, else the standard start.
+fn start_position(args: &VerifyArgs) -> anyhow::Result<Antichess> {
+    let Some(f) = &args.fen else {
+        return Ok(Antichess::default());
+    };
+    let fen: shakmaty::fen::Fen = f
+        .parse()
+        .map_err(|e| anyhow::anyhow!("reading --fen {f:?}: {e}"))?;
+    fen.into_position::<Antichess>(shakmaty::CastlingMode::Standard)
+        .map_err(|e| anyhow::anyhow!("reading --fen {f:?}: {e}"))
+}
+
+/// `verify --tree A --tree B ...`: each file checked on its own (from its
+/// root), then whether the certified ones prove the line together
+/// (`check::cover`, shakmaty's moves): MOVES, else the longest line all
+/// the files' roots share. Exit 0 when every file is certified and the
+/// line is proven, 1 otherwise (the missing replies named).
+fn verify_together(args: &VerifyArgs, fifty_move: Option<u32>) -> anyhow::Result<u8> {
+    use check::cover::{Certificate, coverage_from};
+    if args.obligations.is_some() {
+        anyhow::bail!("--obligations takes one --tree file");
+    }
+    let tables = leaf_tables(args)?;
+    let start = start_position(args)?;
+    let mut checked = Vec::new();
+    for path in &args.tree {
+        let tree = match WinTree::open(path) {
+            Ok(t) => t,
+            Err(e @ WinTreeError::Io { .. }) => return Err(e.into()),
+            Err(e) => {
+                checked.push((path, None, Err(format!("malformed file: {e}"))));
+                continue;
+            }
+        };
+        let line = game::uci_line(&start, &tree.prolog());
+        let opts = TreeOptions {
+            rules: args.rules.stalemate(),
+            fifty_move,
+            winner: args.winner,
+            start: args.fen.as_ref().map(|_| start.clone()),
+            threads: args.threads,
+            tables: tables.clone(),
+            open_leaves: true,
+            ..TreeOptions::default()
+        };
+        let report = check::check_tree(&tree, &opts);
+        checked.push((path, Some(line), Ok(report)));
+    }
+    // The line: MOVES, else what every file's root line begins with.
+    let line: Vec<String> = if args.moves.is_empty() {
+        let lines: Vec<&Vec<String>> = checked.iter().filter_map(|c| c.1.as_ref()).collect();
+        let mut common = lines.first().map(|l| l.to_vec()).unwrap_or_default();
+        for l in &lines[1.min(lines.len())..] {
+            let n = common
+                .iter()
+                .zip(l.iter())
+                .take_while(|(a, b)| a == b)
+                .count();
+            common.truncate(n);
+        }
+        common
+    } else {
+        let (_, moves) =
+            game::play_line(&start, &args.moves).map_err(|e| anyhow::anyhow!("bad move at {e}"))?;
+        moves
+            .iter()
+            .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
+            .collect()
+    };
+    let certified: Vec<(&Vec<String>, shakmaty::Color)> = checked
+        .iter()
+        .filter_map(|(_, line, r)| match (line, r) {
+            (Some(l), Ok(r)) if r.verdict == Verdict::Certified => Some((l, r.winner)),
+            _ => None,
+        })
+        .collect();
+    let winner = match args.winner {
+        Some(w) => Some(w),
+        None => {
+            let mut ws: Vec<shakmaty::Color> = certified.iter().map(|c| c.1).collect();
+            ws.dedup();
+            match ws.as_slice() {
+                [] => None,
+                [w] => Some(*w),
+                _ => {
+                    anyhow::bail!("the files prove wins for both sides: give --winner white|black")
+                }
+            }
+        }
+    };
+    let certs: Vec<Certificate> = certified
+        .iter()
+        .map(|(l, w)| Certificate {
+            line: l.to_vec(),
+            winner: *w,
+        })
+        .collect();
+    let cover = match winner {
+        Some(w) => Some(
+            coverage_from(&start, &certs, &line, w, args.rules.rule_set())
+                .map_err(|e| anyhow::anyhow!("the line to certify: {e}"))?,
+        ),
+        None => None,
+    };
+    let all_certified = certified.len() == checked.len();
+    let proven = all_certified && cover.as_ref().is_some_and(|c| c.proven);
+    let codes: Vec<_> = {
+        let (_, moves) = game::play_line(&start, &line).map_err(|e| anyhow::anyhow!("{e}"))?;
+        moves.iter().map(game::move_code).collect()
+    };
+    let (san, _) = game::san_line(&start, &codes);
+    let verdict = if proven {
+        "certified"
+    } else if all_certified {
+        "not certified"
+    } else {
+        "rejected"
+    };
+    let missing: Vec<String> = cover
+        .as_ref()
+        .map(|c| c.missing().iter().map(|m| m.to_string()).collect())
+        .unwrap_or_default();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let files: Vec<serde_json::Value> = checked
+            .iter()
+            .map(|(p, _, r)| {
+                let mut v = match r {
+                    Ok(r) => r.to_json(),
+                    Err(why) => serde_json::json!({"verdict": "rejected", "rejection": {"kind": "Malformed", "reason": why}}),
+                };
+                v["file"] = p.display().to_string().into();
+                v
+            })
+            .collect();
+        let v = serde_json::json!({
+            "verdict": verdict,
+            "line": san,
+            "rule_set": args.rules.rule_set().name(),
+            "rules": args.rules.stalemate().name(),
+            "fifty_move_rule": fifty_move.is_some(),
+            "winner": winner.map(game::color_name),
+            "winner_move": cover.as_ref().and_then(|c| c.winner_move.clone()),
+            "replies": cover.as_ref().map_or(0, |c| c.replies.len()),
+            "replies_proven": cover.as_ref().map_or(0, |c| c.counts().0),
+            "missing": missing,
+            "files": files,
+        });
+        writeln!(out, "{v}")?;
+    } else {
+        for (p, _, r) in &checked {
+            let what = match r {
+                Ok(r) => match &r.verdict {
+                    Verdict::Certified => format!(
+                        "certified: {} ({} positions)",
+                        r.root_line,
+                        crate::web::view::group(r.positions)
+                    ),
+                    Verdict::Rejected(j) => format!("REJECTED at {}: {}", j.line, j.reason),
+                    Verdict::NotCertified { table_leaves } => {
+                        format!("not certified: {table_leaves} leaves rest on endgame tables")
+                    }
+                    Verdict::Open { open_leaves } => {
+                        format!("not certified: {open_leaves} open leaves")
+                    }
+                },
+                Err(why) => format!("REJECTED: {why}"),
+            };
+            writeln!(out, "{}: {what}", p.display())?;
+        }
+        let who = winner.map_or("?", game::color_name);
+        let line_name = if san.is_empty() {
+            "the start position".to_string()
+        } else {
+            san.clone()
+        };
+        match (proven, all_certified) {
+            (true, _) => writeln!(
+                out,
+                "CERTIFIED together: {line_name} is won by {who}, {} files, every branch checked",
+                checked.len()
+            )?,
+            (false, false) => writeln!(
+                out,
+                "REJECTED: {} of {} files are not certified",
+                checked.len() - certified.len(),
+                checked.len()
+            )?,
+            (false, true) => {
+                let after = cover
+                    .as_ref()
+                    .and_then(|c| c.winner_move.clone())
+                    .map_or(String::new(), |m| format!(" after {m}"));
+                writeln!(
+                    out,
+                    "NOT CERTIFIED together: {line_name} for {who}: replies{after} not proven by these files: {}",
+                    if missing.is_empty() {
+                        "(no reply reached)".to_string()
+                    } else {
+                        missing.join(" ")
+                    }
+                )?;
+            }
+        }
+        writeln!(out, "rules:       {}", args.rules.rule_set())?;
+    }
+    Ok(if proven { EXIT_OK } else { EXIT_NO })
 }
 
 /// The first line of an obligations file (read by `prove --obligations`,
