@@ -29,8 +29,11 @@ use crate::stored::{Node, StoredProof};
 use crate::tables::{Tables, Value};
 use crate::vocab::FIFTY_MOVE_PLIES;
 use crate::wintree::{MoveCode, NodeKind, ProofDag, WinTree, WriteOptions, compressed, write_tree};
+
+mod layout;
 use anyhow::Context;
 use clap::Args;
+use layout::Layout;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -339,166 +342,6 @@ impl Exporter<'_> {
             }
         }
     }
-}
-
-/// How the written DAG becomes files: the format options, compression
-/// and the split size.
-struct Layout<'a> {
-    opts: WriteOptions,
-    /// zstd level, for a `.zst` output.
-    zstd: Option<i32>,
-    /// `--split-above`, bytes.
-    split_above: Option<u64>,
-    winner: Color,
-    output: &'a std::path::Path,
-}
-
-/// One file written.
-struct Part {
-    path: PathBuf,
-    /// The DAG node at its root.
-    node: usize,
-    /// SAN moves from the export's root to the part's root (empty: the
-    /// whole proof).
-    suffix: Vec<String>,
-    slots: u32,
-    transpositions: u32,
-    size_entries: usize,
-    /// Bytes before compression.
-    raw_len: usize,
-    /// Bytes of the file.
-    len: usize,
-    /// Over `--split-above`, but with no reply to split at.
-    too_large: bool,
-}
-
-/// The most files one export writes.
-const MAX_PARTS: usize = 100_000;
-
-/// A file this much larger than the split size is split without being
-/// compressed first (the certificates here compress 4-5 times).
-const SURELY_TOO_LARGE: u64 = 16;
-
-impl Layout<'_> {
-    /// The file name of the part at `suffix` below the export's root:
-    /// the output's for the whole proof, else its first word with the
-    /// moves added (`h4.tree.zst` -> `h4-b5-a3.tree.zst`).
-    fn path_of(&self, suffix: &[String]) -> PathBuf {
-        if suffix.is_empty() {
-            return self.output.to_path_buf();
-        }
-        let name = self
-            .output
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let (zst, rest) = match name.strip_suffix(".zst") {
-            Some(r) => (".zst", r),
-            None => ("", name.as_str()),
-        };
-        let (tree, stem) = match rest.strip_suffix(".tree") {
-            Some(r) => (".tree", r),
-            None => ("", rest),
-        };
-        // The moves go after the first word: `h4.joint.tree` ->
-        // `h4-b5-a3.joint.tree`, the name of the part's line.
-        let (base, rest) = stem.split_at(stem.find('.').unwrap_or(stem.len()));
-        self.output
-            .with_file_name(format!("{base}-{}{rest}{tree}{zst}", suffix.join("-")))
-    }
-
-    /// Lays out the proof below `node` (position `pos`, reached by
-    /// `prolog` from the start and `suffix` from the export's root) as one
-    /// file, or, where that is over the split size, as one a reply.
-    fn parts(
-        &self,
-        dag: &ProofDag,
-        node: usize,
-        pos: &Position,
-        prolog: &mut Vec<MoveCode>,
-        suffix: &mut Vec<String>,
-        out: &mut Vec<Part>,
-    ) -> anyhow::Result<()> {
-        if out.len() == MAX_PARTS {
-            anyhow::bail!(
-                "--split-above {}: the proof would need more than {MAX_PARTS} files; give a larger size",
-                self.split_above.unwrap_or(0)
-            );
-        }
-        let written = write_tree(dag, node, prolog, &self.opts)?;
-        let fits = |len: u64| self.split_above.is_none_or(|l| len <= l);
-        // Where the loser moves: here, or after the winner's one move.
-        let (first, at, at_pos) = if pos.turn() == self.winner {
-            match dag.nodes[node].children.first() {
-                Some(&(code, child)) => {
-                    let m = move_of(pos, code)?;
-                    (Some((code, pos.san(m))), child, pos.play(m))
-                }
-                None => (None, node, *pos),
-            }
-        } else {
-            (None, node, *pos)
-        };
-        let can_split = at_pos.turn() != self.winner && !dag.nodes[at].children.is_empty();
-        let raw = written.bytes.len() as u64;
-        let surely_too_large = self.split_above.is_some_and(|l| raw / SURELY_TOO_LARGE > l);
-        if !(can_split && surely_too_large) {
-            let bytes = match self.zstd {
-                Some(level) => compressed::zstd_bytes(&written.bytes, level)
-                    .context("cannot compress the win-tree file")?,
-                None => written.bytes.clone(),
-            };
-            if !can_split || fits(bytes.len() as u64) {
-                let path = self.path_of(suffix);
-                // Atomically: a reader (`serve` with the old file mapped)
-                // keeps the old file until it lets go; a failed write
-                // leaves it as is.
-                crate::fsutil::write_atomic(&path, |f| f.write_all(&bytes))
-                    .with_context(|| format!("cannot write {}", path.display()))?;
-                out.push(Part {
-                    path,
-                    node,
-                    suffix: suffix.clone(),
-                    slots: written.slots,
-                    transpositions: written.transpositions,
-                    size_entries: written.sizes.len(),
-                    raw_len: written.bytes.len(),
-                    len: bytes.len(),
-                    too_large: !fits(bytes.len() as u64),
-                });
-                return Ok(());
-            }
-        }
-        drop(written);
-        if let Some((code, san)) = &first {
-            prolog.push(*code);
-            suffix.push(san.clone());
-        }
-        for &(code, child) in &dag.nodes[at].children {
-            let m = move_of(&at_pos, code)?;
-            prolog.push(code);
-            suffix.push(at_pos.san(m));
-            self.parts(dag, child, &at_pos.play(m), prolog, suffix, out)?;
-            prolog.pop();
-            suffix.pop();
-        }
-        if first.is_some() {
-            prolog.pop();
-            suffix.pop();
-        }
-        Ok(())
-    }
-}
-
-/// The legal move a code of the written DAG names.
-fn move_of(pos: &Position, code: MoveCode) -> anyhow::Result<Move> {
-    crate::rules::move_of_code(pos, code).ok_or_else(|| {
-        anyhow::anyhow!(
-            "internal error: the proof's move {} is not legal at {}",
-            code.uci(),
-            pos.to_fen()
-        )
-    })
 }
 
 /// Walks the stored proof at `root` for `winner` (with `file`: that
