@@ -119,6 +119,15 @@ pub trait ProofSource: Send + Sync {
     /// What the proof holds at `pos`, reached from the standard start
     /// position by `line` (legal moves).
     fn lookup(&self, line: &[Move], pos: &Position) -> Result<Lookup, SourceError>;
+
+    /// The moves from the start position to the proof's one root, for a
+    /// proof that has one (a win-tree file's prolog); `None` for a store.
+    /// [`Forest`] adds up the sizes of proofs rooted at different
+    /// positions below a move (the files of a split proof) and keeps the
+    /// larger of two rooted at the same one.
+    fn root_line(&self) -> Option<&[MoveCode]> {
+        None
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -270,6 +279,10 @@ impl TreeSource {
 }
 
 impl ProofSource for TreeSource {
+    fn root_line(&self) -> Option<&[MoveCode]> {
+        Some(&self.prolog)
+    }
+
     fn name(&self) -> String {
         self.name.clone()
     }
@@ -488,6 +501,43 @@ fn merge(into: &mut Vec<Child>, more: Vec<Child>) {
     }
 }
 
+/// The moves that lead into proofs, from every source's: below one move,
+/// the sizes of proofs rooted at different positions (the files of a
+/// split proof, one a reply) are added up (transpositions between them
+/// counted in each), of proofs rooted at one position (two certificates
+/// of one line) the larger is kept.
+fn merge_before(before: Vec<(Option<&[MoveCode]>, Vec<Child>)>) -> Vec<Child> {
+    /// The size behind a move of each proof root below it (`None`: a store).
+    type Roots<'a> = Vec<(Option<&'a [MoveCode]>, u64)>;
+    let mut by_move: Vec<(Move, Roots)> = Vec::new();
+    for (root, entries) in before {
+        for c in entries {
+            let roots = match by_move.iter_mut().find(|x| x.0 == c.mv) {
+                Some(x) => &mut x.1,
+                None => {
+                    by_move.push((c.mv, Vec::new()));
+                    &mut by_move.last_mut().expect("pushed").1
+                }
+            };
+            match roots.iter_mut().find(|r| root.is_some() && r.0 == root) {
+                Some(r) => r.1 = r.1.max(c.nodes),
+                None => roots.push((root, c.nodes)),
+            }
+        }
+    }
+    by_move
+        .into_iter()
+        .map(|(mv, roots)| {
+            let stores = roots.iter().filter(|r| r.0.is_none()).map(|r| r.1).max();
+            let files: u64 = roots.iter().filter_map(|r| r.0.map(|_| r.1)).sum();
+            Child {
+                mv,
+                nodes: files.max(stores.unwrap_or(0)),
+            }
+        })
+        .collect()
+}
+
 impl ProofSource for Forest {
     fn name(&self) -> String {
         self.sources
@@ -499,11 +549,11 @@ impl ProofSource for Forest {
 
     fn lookup(&self, line: &[Move], pos: &Position) -> Result<Lookup, SourceError> {
         let mut found: Option<Lookup> = None;
-        let mut before: Vec<Child> = Vec::new();
+        let mut before = Vec::new();
         for s in &self.sources {
             match s.lookup(line, pos)? {
                 Lookup::Off => {}
-                Lookup::Before { entries } => merge(&mut before, entries),
+                Lookup::Before { entries } => before.push((s.root_line(), entries)),
                 Lookup::In {
                     winner,
                     children,
@@ -524,7 +574,36 @@ impl ProofSource for Forest {
         Ok(match found {
             Some(f) => f,
             None if before.is_empty() => Lookup::Off,
-            None => Lookup::Before { entries: before },
+            None => Lookup::Before {
+                entries: merge_before(before),
+            },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_before_proofs_add_up_over_files_rooted_apart() {
+        let start = Position::startpos();
+        let e3 = start.parse_move("e3").unwrap();
+        let d4 = start.parse_move("d4").unwrap();
+        let child = |mv, nodes| Child { mv, nodes };
+        let (a, b) = (
+            [e3.watkins_code(), MoveCode::from_raw(1)],
+            [e3.watkins_code(), MoveCode::from_raw(2)],
+        );
+        let merged = merge_before(vec![
+            // Two files of one split proof below 1.e3 ...
+            (Some(&a[..]), vec![child(e3, 100)]),
+            (Some(&b[..]), vec![child(e3, 30)]),
+            // ... a second certificate of the first one's line ...
+            (Some(&a[..]), vec![child(e3, 120), child(d4, 5)]),
+            // ... and a store leading in too.
+            (None, vec![child(d4, 9)]),
+        ]);
+        assert_eq!(merged, [child(e3, 150), child(d4, 9)]);
     }
 }
