@@ -158,6 +158,22 @@ pub fn published() -> Vec<Opening> {
     parse(OPENINGS_TSV).expect("data/openings.tsv is checked by the tests")
 }
 
+/// The side a published result gives the game to after White's first
+/// move `uci` (international rules): White for a move published as won,
+/// Black for one published as lost, none for an open move or a string that
+/// is not one of White's first moves.
+pub fn published_winner(uci: &str) -> Option<crate::rules::Color> {
+    use crate::rules::Color;
+    published()
+        .into_iter()
+        .find(|o| o.uci == uci)
+        .and_then(|o| match o.published {
+            Published::Won => Some(Color::White),
+            Published::Lost => Some(Color::Black),
+            Published::Open => None,
+        })
+}
+
 /// A proof this project holds: a win-tree file in the proof directory and
 /// what its sidecar (`<name>.json`) says.
 ///
@@ -535,6 +551,15 @@ pub fn table(certified: &[Certified]) -> Vec<TableRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn published_winner_by_first_move() {
+        use crate::rules::Color;
+        assert_eq!(published_winner("e2e3"), Some(Color::White));
+        assert_eq!(published_winner("h2h3"), Some(Color::Black));
+        assert_eq!(published_winner("c2c4"), None);
+        assert_eq!(published_winner("e3"), None);
+    }
 
     #[test]
     fn data_file_lists_the_20_moves_with_known_counts() {

@@ -214,6 +214,30 @@ fn a_side_that_cannot_win_exits_1_and_a_limit_exits_3() {
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
+/// The default winner is the side to move; where that goes against the
+/// published result of the first move, a note names `--winner` for the
+/// other side, and the search still runs for the default.
+#[test]
+fn a_default_winner_against_the_published_result_gets_a_note() {
+    let db = temp_db("cli-note");
+    let o = prove(&db, &["--json", "--limit", "2000 nodes", "h3", "Nh6"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(json(&o)["winner"], "white");
+    let e = stderr(&o);
+    assert!(e.contains("1.h3 is published as a win for Black"), "{e}");
+    assert!(e.contains("--winner black"), "{e}");
+    // Not when the side is given, nor when the default agrees.
+    for args in [
+        &["--winner", "white", "--limit", "2000 nodes", "h3", "Nh6"][..],
+        &["--limit", "2000 nodes", "h3"][..],
+        &["e3", "d5"][..],
+    ] {
+        let o = prove(&db, args);
+        assert!(!stderr(&o).contains("note:"), "{args:?}: {}", stderr(&o));
+    }
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
 fn bad(db: &Path, extra: &[&str], expect: &[&str]) {
     let o = prove(db, extra);
     assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));

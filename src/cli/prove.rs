@@ -189,7 +189,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let rules = args.rules.stalemate();
     let rule_set = args.rules.rule_set();
     let (start, pos, played) = root_of(&args)?;
-    let winner = args.winner.unwrap_or(pos.turn());
+    let winner = winner_of(&args, &pos, &played);
     let (limits, tables, store) = open_run(&args)?;
     let config = Config {
         rules,
@@ -467,6 +467,39 @@ pub(super) fn root_of(args: &ProveArgs) -> anyhow::Result<(Position, Position, V
         );
     }
     Ok((start, pos, played))
+}
+
+/// The side to prove a win for: `--winner`, else the side to move at the
+/// root. When that default goes against the published result of the
+/// line's first move (`prove h3 Nh6`: White to move, 1.h3 published as
+/// lost), a note on stderr names `--winner` for the other side: the search
+/// for the side that loses can only stop or disprove.
+pub(super) fn winner_of(args: &ProveArgs, pos: &Position, played: &[Move]) -> Color {
+    if let Some(w) = args.winner {
+        return w;
+    }
+    let turn = pos.turn();
+    if args.fen.is_none()
+        && let Some(first) = played.first()
+        && let Some(w) = crate::openings::published_winner(&first.uci().to_string())
+        && w != turn
+    {
+        eprintln!(
+            "antiproof: note: proving a win for {} (the side to move, the default); 1.{} is published as a win for {} (international rules): --winner {} proves that",
+            color_name(turn),
+            Position::startpos().san(*first),
+            color_name(w),
+            color_name(w).to_lowercase()
+        );
+    }
+    turn
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
 }
 
 pub(super) fn root_from_fen(fen: &str, fifty_move: bool) -> anyhow::Result<Position> {

@@ -165,7 +165,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     }
     let rules = args.rules.stalemate();
     let (start, pos, played) = super::root_of(args)?;
-    let winner = args.winner.unwrap_or(pos.turn());
+    let winner = super::winner_of(args, &pos, &played);
     let deadline = match args.limit {
         None => None,
         Some(Limit::Time(d)) => Some(Instant::now() + d),
