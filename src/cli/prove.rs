@@ -486,20 +486,13 @@ pub(super) fn winner_of(args: &ProveArgs, pos: &Position, played: &[Move]) -> Co
     {
         eprintln!(
             "antiproof: note: proving a win for {} (the side to move, the default); 1.{} is published as a win for {} (international rules): --winner {} proves that",
-            color_name(turn),
+            crate::web::view::name(turn),
             Position::startpos().san(*first),
-            color_name(w),
-            color_name(w).to_lowercase()
+            crate::web::view::name(w),
+            w.name()
         );
     }
     turn
-}
-
-fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "White",
-        Color::Black => "Black",
-    }
 }
 
 pub(super) fn root_from_fen(fen: &str, fifty_move: bool) -> anyhow::Result<Position> {
