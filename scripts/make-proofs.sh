@@ -17,14 +17,23 @@
 #       # proves with `prove --seed S` for S = 0..12, each into its own
 #       # store, and keeps the smallest proof (rung 7: 4,422 positions,
 #       # seed 12, instead of 4,808); the sidecar names the seed
+#   scripts/make-proofs.sh --db /work/runs/h3.redb "h3 Nh6 f4" "h3 Nh6 g4"
+#       # proves nothing: exports each line's proof from that store (a long
+#       # run's, with the lines it has proven: scripts/replies-proven.py
+#       # lists them), then certifies and records it as above; a line the
+#       # store has not proven is an error
 set -euo pipefail
 rules=international
 smaller=""
 seeds=1
+from_db=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --rules) rules=$2; shift 2 ;;
     --smaller) smaller="--smaller-proof"; shift ;;
+    --db)
+      from_db=${2-}; shift $(($# > 1 ? 2 : 1))
+      [ -f "$from_db" ] || { echo "make-proofs.sh: --db takes an existing store, not '$from_db'" >&2; exit 2; } ;;
     --seeds)
       seeds=${2-}; shift $(($# > 1 ? 2 : 1))
       case "$seeds" in
@@ -59,7 +68,13 @@ for line in "$@"; do
   # of equal ones).
   best=""
   best_size=0
-  for ((seed = 0; seed < seeds; seed++)); do
+  if [ -n "$from_db" ]; then
+    # The store's proof, exported below; `prove` is not run.
+    [ "$seeds" -eq 1 ] && [ -z "$smaller" ] || { echo "make-proofs.sh: --db proves nothing: no --smaller or --seeds with it" >&2; exit 2; }
+    ln -sf "$(realpath "$from_db")" "$scratch/$name.0.redb"
+    best=0
+  fi
+  for ((seed = 0; seed < seeds && ${#from_db} == 0; seed++)); do
     db="$scratch/$name.$seed.redb"
     # shellcheck disable=SC2086
     size=$($bin prove --memory 8G --rules "$rules" $smaller --seed "$seed" --json --db "$db" $line |
