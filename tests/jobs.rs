@@ -3,7 +3,8 @@
 //! rejected with a named reason and the job is run again, nothing of them
 //! merged; a leaf whose jobs come back wrong twice fails (never proven); a
 //! killed worker's job is re-queued; a master killed with SIGKILL resumes
-//! from the store. Faults come from a worker script (`--worker`) that
+//! from the store (its status file, `WORK_DIR/status.json`, saying it was
+//! running, then how the resumed run ended). Faults come from a worker script (`--worker`) that
 //! misbehaves once and then runs the real `job run`.
 
 use std::path::{Path, PathBuf};
@@ -238,18 +239,20 @@ fn a_killed_worker_is_requeued() {
 fn a_killed_master_resumes_from_the_store() {
     let dir = temp_dir("resume");
     let db = dir.join("t.redb");
-    // Small jobs over 1.e4 (Black wins): many rounds.
+    // Small jobs over 1.e3 Na6: some 300 jobs, a few seconds (1.e4 was
+    // proven before the kill could come).
     let args = [
         "--jobs",
         "2",
         "--executor",
         "local",
         "--job-nodes",
-        "300",
+        "2k",
         "--json",
         "--memory",
         "16M",
-        "e4",
+        "e3",
+        "Na6",
     ];
     let mut child = Command::new(EXE)
         .arg("prove")
@@ -272,8 +275,25 @@ fn a_killed_master_resumes_from_the_store() {
             break;
         }
     }
+    let pid = child.id();
+    let killed = matches!(child.try_wait(), Ok(None));
     let _ = child.kill();
     let _ = child.wait();
+    // Its status file, written once the first jobs were out, says it was
+    // running, and which process it was.
+    let status = |what: &str| -> serde_json::Value {
+        let path = jobs.join("status.json");
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{what}: {}: {e}", path.display()));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{what}: {e}: {text}"))
+    };
+    let s = status("killed");
+    assert_eq!(s["format"], "antiproof-status", "{s}");
+    assert!(killed, "the first run ended before it could be killed: {s}");
+    assert_eq!(s["state"], "running", "{s}");
+    assert_eq!(s["pid"], pid, "{s}");
+    assert_eq!(s["line"], serde_json::json!(["e3", "Na6"]), "{s}");
+    assert_eq!(s["winner"], "white", "{s}");
     let o = Command::new(EXE)
         .arg("prove")
         .arg("--db")
@@ -284,7 +304,16 @@ fn a_killed_master_resumes_from_the_store() {
     let v = ok_json(&o);
     assert_eq!(v["result"], "proven");
     assert_eq!(v["report"]["resumed"], true);
-    assert_certified(&dir, &["e4"]);
+    assert_certified(&dir, &["e3", "Na6"]);
+    // At the end the status file says how the run ended.
+    let s = status("resumed");
+    assert_eq!(s["state"], "proven", "{s}");
+    assert_eq!(s["root_pn"], 0, "{s}");
+    assert_eq!(s["top_nodes"], v["report"]["top_nodes"], "{s}");
+    assert!(
+        s["root_moves"].as_array().is_some_and(|m| !m.is_empty()),
+        "{s}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -11,6 +11,11 @@
 //! the deadline passed or the stop flag is set; select the most-proving
 //! free leaves and send each out as a job; commit the round in one store
 //! transaction.
+//!
+//! Every [`STATUS_EVERY`] the master also writes a status file,
+//! `WORK_DIR/status.json` ([`status_path`]), atomically: the progress a
+//! terminal shows, the root's moves and the run's state, for a master with
+//! no terminal (a batch job, `nohup`) to be watched from another shell.
 
 use super::executor::{ExecError, Executor};
 use super::job::{Budget, Job, Outcome, Thresholds, result_path, tree_path, with_suffix};
@@ -156,7 +161,7 @@ pub struct MoveFigure {
 }
 
 /// A progress report, once a round at most once a second.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Serialize)]
 pub struct Status {
     /// Frontier leaves waiting.
     pub frontier: u64,
@@ -175,7 +180,36 @@ pub struct Status {
     /// Records in the store.
     pub positions: u64,
     /// Seconds so far.
+    #[serde(rename = "elapsed_s")]
     pub elapsed: f64,
+}
+
+/// How often the status file is rewritten.
+pub const STATUS_EVERY: Duration = Duration::from_secs(10);
+
+/// The status file of a work directory (see the module doc).
+pub fn status_path(work_dir: &std::path::Path) -> PathBuf {
+    work_dir.join("status.json")
+}
+
+/// The status file's contents.
+#[derive(Serialize)]
+struct StatusFile<'a> {
+    format: &'static str,
+    version: u32,
+    /// `running`, or how the run ended (a [`MasterResult`]).
+    state: &'a str,
+    /// The master's process id.
+    pid: u32,
+    /// When this was written (seconds since the Unix epoch).
+    updated_unix_s: u64,
+    line: &'a [String],
+    winner: &'static str,
+    rules: String,
+    #[serde(flatten)]
+    status: Status,
+    top_nodes: u64,
+    root_moves: &'a [MoveFigure],
 }
 
 /// What stops a master with an error.
@@ -240,6 +274,8 @@ struct Master<'a, 's> {
     out: HashMap<PathBuf, Out>,
     tables: Option<Arc<LeafTables>>,
     report: MasterReport,
+    /// A status file could not be written (said once).
+    status_file_failed: bool,
 }
 
 /// Runs a job-level search of `cfg.root` over `store` on `exec`, calling
@@ -291,6 +327,7 @@ pub fn run_master(
             .tables
             .as_ref()
             .map(|d| Arc::new(LeafTables::open(d, cfg.rules))),
+        status_file_failed: false,
     };
     let result = m.run(exec, &mut progress, t0);
     exec.stop_all();
@@ -311,6 +348,13 @@ pub fn run_master(
         _ => MasterResult::Stopped,
     };
     m.report.time_s = t0.elapsed().as_secs_f64();
+    let status = m.status(0, t0)?;
+    let moves = m.report.root_moves.clone();
+    let state = serde_json::to_value(m.report.result)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    m.write_status_file(&state, status, &moves);
     Ok(m.report)
 }
 
@@ -343,6 +387,57 @@ impl Master<'_, '_> {
         Ok(out)
     }
 
+    /// The progress figures now.
+    fn status(&self, running: usize, t0: Instant) -> Result<Status, MasterError> {
+        let c = self.top.census()?;
+        let root = self.top.root()?;
+        Ok(Status {
+            frontier: c[State::Frontier as usize],
+            running,
+            done: self.report.jobs_done,
+            rejected: self.report.jobs_rejected,
+            failed: c[State::Failed as usize],
+            root_pn: root.pn,
+            root_dn: root.dn,
+            positions: self.store.len(self.cfg.rules)?,
+            elapsed: t0.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Rewrites the status file. It only informs: a failure to write it
+    /// is said once on stderr and the search goes on.
+    fn write_status_file(&mut self, state: &str, status: Status, moves: &[MoveFigure]) {
+        let file = StatusFile {
+            format: "antiproof-status",
+            version: 1,
+            state,
+            pid: std::process::id(),
+            updated_unix_s: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            line: &self.cfg.line,
+            winner: self.cfg.winner.name(),
+            rules: self.cfg.rules.to_string(),
+            status,
+            top_nodes: self.top.len(),
+            root_moves: moves,
+        };
+        let path = status_path(&self.cfg.work_dir);
+        let written = crate::fsutil::write_atomic(&path, |w| {
+            serde_json::to_writer_pretty(&mut *w, &file)?;
+            std::io::Write::write_all(w, b"\n")
+        });
+        if let Err(e) = written
+            && !self.status_file_failed
+        {
+            self.status_file_failed = true;
+            eprintln!(
+                "warning: cannot write the status file {}: {e} (the search goes on)",
+                path.display()
+            );
+        }
+    }
+
     fn stopped(&self) -> bool {
         self.cfg
             .stop
@@ -358,6 +453,8 @@ impl Master<'_, '_> {
         t0: Instant,
     ) -> Result<(), MasterError> {
         let mut last_report = Instant::now();
+        // The first status file once the first jobs are out.
+        let mut last_status_file: Option<Instant> = None;
         loop {
             let mut took = false;
             for ended in exec.poll()? {
@@ -382,19 +479,13 @@ impl Master<'_, '_> {
                 && last_report.elapsed() >= Duration::from_secs(1)
             {
                 last_report = Instant::now();
-                let c = self.top.census()?;
-                let root = self.top.root()?;
-                p(&Status {
-                    frontier: c[State::Frontier as usize],
-                    running: exec.running(),
-                    done: self.report.jobs_done,
-                    rejected: self.report.jobs_rejected,
-                    failed: c[State::Failed as usize],
-                    root_pn: root.pn,
-                    root_dn: root.dn,
-                    positions: self.store.len(self.cfg.rules)?,
-                    elapsed: t0.elapsed().as_secs_f64(),
-                });
+                p(&self.status(exec.running(), t0)?);
+            }
+            if last_status_file.is_none_or(|t| t.elapsed() >= STATUS_EVERY) {
+                last_status_file = Some(Instant::now());
+                let status = self.status(exec.running(), t0)?;
+                let moves = self.root_moves(&self.top.root()?)?;
+                self.write_status_file("running", status, &moves);
             }
             std::thread::sleep(Duration::from_millis(2));
         }
