@@ -71,7 +71,6 @@ for line in "$@"; do
   if [ -n "$from_db" ]; then
     # The store's proof, exported below; `prove` is not run.
     [ "$seeds" -eq 1 ] && [ -z "$smaller" ] || { echo "make-proofs.sh: --db proves nothing: no --smaller or --seeds with it" >&2; exit 2; }
-    ln -sf "$(realpath "$from_db")" "$scratch/$name.0.redb"
     best=0
   fi
   for ((seed = 0; seed < seeds && ${#from_db} == 0; seed++)); do
@@ -92,9 +91,10 @@ for line in "$@"; do
   # zstd-compressed (.tree.zst, level 19), split into one file a reply of
   # the loser where a file would pass 50 MB (antiproof openings adds the
   # parts up again). The other form of the same name is removed.
+  store=${from_db:-$scratch/$name.$best.redb}
   plain="$scratch/$name.tree"
   # shellcheck disable=SC2086
-  $bin export --rules "$rules" --db "$scratch/$name.$best.redb" $line -o "$plain" >/dev/null
+  $bin export --rules "$rules" --db "$store" $line -o "$plain" >/dev/null
   if [ "$(stat -c %s "$plain")" -le 1048576 ]; then
     rm -f "proofs/$name.tree.zst"
     mv "$plain" "proofs/$name.tree"
@@ -102,7 +102,7 @@ for line in "$@"; do
   else
     rm -f "proofs/$name.tree"
     # shellcheck disable=SC2086
-    mapfile -t files < <($bin export --rules "$rules" --db "$scratch/$name.$best.redb" $line \
+    mapfile -t files < <($bin export --rules "$rules" --db "$store" $line \
       -o "proofs/$name.tree.zst" --zstd-level 19 --split-above 50M | sed -n 's/^wrote \(.*\): rules .*/\1/p')
   fi
   [ "${#files[@]}" -gt 0 ] || { echo "make-proofs.sh: exporting $line wrote no file" >&2; exit 1; }
