@@ -42,6 +42,11 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
+if [ -n "$from_db" ]; then
+  # The store's proofs are exported below; `prove` is not run.
+  [ "$seeds" -eq 1 ] && [ -z "$smaller" ] || { echo "make-proofs.sh: --db proves nothing: no --smaller or --seeds with it" >&2; exit 2; }
+  seeds=0
+fi
 # The file name says the rule set unless it is plain international:
 # h4.tree, h4.joint.tree, h4.fifty.tree, h4.joint.fifty.tree.
 suffix=""
@@ -68,12 +73,8 @@ for line in "$@"; do
   # of equal ones).
   best=""
   best_size=0
-  if [ -n "$from_db" ]; then
-    # The store's proof, exported below; `prove` is not run.
-    [ "$seeds" -eq 1 ] && [ -z "$smaller" ] || { echo "make-proofs.sh: --db proves nothing: no --smaller or --seeds with it" >&2; exit 2; }
-    best=0
-  fi
-  for ((seed = 0; seed < seeds && ${#from_db} == 0; seed++)); do
+  [ -z "$from_db" ] || best=0
+  for ((seed = 0; seed < seeds; seed++)); do
     db="$scratch/$name.$seed.redb"
     # shellcheck disable=SC2086
     size=$($bin prove --memory 8G --rules "$rules" $smaller --seed "$seed" --json --db "$db" $line |

@@ -4,8 +4,9 @@
 //! merged; a leaf whose jobs come back wrong twice fails (never proven); a
 //! killed worker's job is re-queued; a master killed with SIGKILL resumes
 //! from the store (its status file, `WORK_DIR/status.json`, saying it was
-//! running, then how the resumed run ended). Faults come from a worker script (`--worker`) that
-//! misbehaves once and then runs the real `job run`.
+//! running, then how the resumed run ended). Faults come from a worker
+//! script (`--worker`) that misbehaves once and then runs the real `job
+//! run`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -82,6 +82,19 @@ pub enum MasterResult {
     Stopped,
 }
 
+impl MasterResult {
+    /// Its name, as `--json` and the status file write it (`proven`,
+    /// `disproven`, `failed`, `stopped`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MasterResult::Proven => "proven",
+            MasterResult::Disproven => "disproven",
+            MasterResult::Failed => "failed",
+            MasterResult::Stopped => "stopped",
+        }
+    }
+}
+
 /// One job's figures.
 #[derive(Clone, Debug, Serialize)]
 pub struct JobFigure {
@@ -350,11 +363,7 @@ pub fn run_master(
     m.report.time_s = t0.elapsed().as_secs_f64();
     let status = m.status(0, t0)?;
     let moves = m.report.root_moves.clone();
-    let state = serde_json::to_value(m.report.result)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
-    m.write_status_file(&state, status, &moves);
+    m.write_status_file(m.report.result.name(), status, &moves);
     Ok(m.report)
 }
 
@@ -475,17 +484,22 @@ impl Master<'_, '_> {
                 // but the root is not (cannot happen), or all failed.
                 return Ok(());
             }
-            if let Some(p) = progress.as_mut()
-                && last_report.elapsed() >= Duration::from_secs(1)
-            {
-                last_report = Instant::now();
-                p(&self.status(exec.running(), t0)?);
-            }
-            if last_status_file.is_none_or(|t| t.elapsed() >= STATUS_EVERY) {
-                last_status_file = Some(Instant::now());
+            let report_due = progress.is_some() && last_report.elapsed() >= Duration::from_secs(1);
+            let file_due = last_status_file.is_none_or(|t| t.elapsed() >= STATUS_EVERY);
+            if report_due || file_due {
+                // One reading of the figures for both.
                 let status = self.status(exec.running(), t0)?;
-                let moves = self.root_moves(&self.top.root()?)?;
-                self.write_status_file("running", status, &moves);
+                if let Some(p) = progress.as_mut()
+                    && report_due
+                {
+                    last_report = Instant::now();
+                    p(&status);
+                }
+                if file_due {
+                    last_status_file = Some(Instant::now());
+                    let moves = self.root_moves(&self.top.root()?)?;
+                    self.write_status_file("running", status, &moves);
+                }
             }
             std::thread::sleep(Duration::from_millis(2));
         }

@@ -255,12 +255,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         eprint!("\r\x1b[K");
     }
     let cpu = cpu_seconds();
-    let result = match report.result {
-        MasterResult::Proven => "proven",
-        MasterResult::Disproven => "disproven",
-        MasterResult::Failed => "failed",
-        MasterResult::Stopped => "stopped",
-    };
+    let result = report.result.name();
     let mut out = io::stdout().lock();
     if args.json {
         let j = serde_json::json!({
