@@ -20,6 +20,10 @@ pub enum ExecError {
     Spawn(String, std::io::Error),
     /// A Slurm command failed.
     Slurm(String),
+    /// The engine did not take this job now but may later (Slurm's
+    /// submit limit, a busy controller): the job was not started, and the
+    /// executor holds submissions for a while ([`Executor::holding`]).
+    Refused(String),
 }
 
 impl fmt::Display for ExecError {
@@ -32,7 +36,7 @@ impl fmt::Display for ExecError {
                 )
             }
             ExecError::Spawn(what, e) => write!(f, "cannot run {what}: {e}"),
-            ExecError::Slurm(m) => write!(f, "{m}"),
+            ExecError::Slurm(m) | ExecError::Refused(m) => write!(f, "{m}"),
         }
     }
 }
@@ -61,6 +65,11 @@ pub trait Executor {
     fn cancel(&mut self, job: &Path);
     /// Stops every job (the master is stopping).
     fn stop_all(&mut self);
+    /// Whether submissions are held for now (after a refusal): the master
+    /// sends nothing, and waits, even with no job running.
+    fn holding(&self) -> bool {
+        false
+    }
 }
 
 /// The worker command: a program and its first arguments.
@@ -307,21 +316,71 @@ impl Executor for Threads {
 
 /// Jobs as Slurm batch jobs: `sbatch --parsable --wrap "WORKER JOB"` with
 /// the user's arguments, watched with `squeue` about once a second. A job
-/// that leaves the queue has ended (its result file says how; none: it
-/// was killed or failed, and is re-queued).
+/// that leaves the queue has ended once its result file is there, or when
+/// [`SlurmTiming::grace`] has passed without one (it was killed or failed,
+/// and is re-queued): on a shared file system the master may see a file a
+/// compute node wrote only some seconds later.
+///
+/// A cluster has bad moments: a controller too busy to answer, a limit on
+/// jobs queued per user. The first `sbatch` and `squeue` of a run must
+/// work (a wrong `--slurm-args` or a Slurm without `squeue --me` is an
+/// error at once); after that a refused `sbatch` holds submissions for a
+/// while and hands the job back ([`ExecError::Refused`]), and a failed
+/// `squeue` is tried again at the next poll, each said once on stderr. Only
+/// when they keep failing for [`SlurmTiming::patience`] (`sbatch` with no job
+/// of ours left running) is it an error that stops the master.
 pub struct Slurm {
     worker: WorkerCommand,
     args: Vec<String>,
-    /// Slurm job id -> job file.
-    jobs: HashMap<String, PathBuf>,
+    timing: SlurmTiming,
+    /// Slurm job id -> job file and, once it has left the queue, when it
+    /// was first missed there.
+    jobs: HashMap<String, (PathBuf, Option<Instant>)>,
     last_poll: Option<Instant>,
+    /// An `sbatch` and an `squeue` have worked in this run.
+    sbatch_worked: bool,
+    squeue_worked: bool,
+    /// Since when `sbatch` (resp. `squeue`) has failed without a success
+    /// between.
+    sbatch_failing: Option<Instant>,
+    squeue_failing: Option<Instant>,
+    /// Submissions are held until then, and the pause before the next
+    /// try after another refusal.
+    hold_until: Option<Instant>,
+    backoff: Duration,
 }
+
+/// How long the Slurm executor waits on a cluster's bad moments.
+#[derive(Clone, Copy, Debug)]
+pub struct SlurmTiming {
+    /// How long after a job left the queue its result may take to show
+    /// (shared file systems cache directory listings).
+    pub grace: Duration,
+    /// How long `sbatch` or `squeue` may keep failing before the master
+    /// stops.
+    pub patience: Duration,
+}
+
+impl Default for SlurmTiming {
+    fn default() -> SlurmTiming {
+        SlurmTiming {
+            grace: Duration::from_secs(120),
+            patience: Duration::from_secs(600),
+        }
+    }
+}
+
+/// The first pause of submissions after a refused `sbatch`; it doubles on
+/// each refusal in a row, up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_secs(2);
+/// The longest pause of submissions.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 impl Slurm {
     /// Submits with `worker` and the extra `sbatch` arguments `args`
     /// (partition, account, time, memory: `--slurm-args`). Fails at once,
     /// with a clear message, when `sbatch` or `squeue` cannot be run.
-    pub fn new(worker: WorkerCommand, args: &str) -> Result<Slurm, ExecError> {
+    pub fn new(worker: WorkerCommand, args: &str, timing: SlurmTiming) -> Result<Slurm, ExecError> {
         for tool in ["sbatch", "squeue"] {
             let out = Command::new(tool)
                 .arg("--version")
@@ -337,9 +396,69 @@ impl Slurm {
         Ok(Slurm {
             worker,
             args: args.split_whitespace().map(str::to_string).collect(),
+            timing,
             jobs: HashMap::new(),
             last_poll: None,
+            sbatch_worked: false,
+            squeue_worked: false,
+            sbatch_failing: None,
+            squeue_failing: None,
+            hold_until: None,
+            backoff: FIRST_BACKOFF,
         })
+    }
+
+    /// Jobs of ours still in the queue (not those that left it and wait
+    /// for their result to show).
+    fn queued(&self) -> usize {
+        self.jobs
+            .values()
+            .filter(|(_, gone)| gone.is_none())
+            .count()
+    }
+
+    /// `sbatch` failed with `msg` for `job`: an error at once when no
+    /// `sbatch` has worked in this run, or when it has failed for longer
+    /// than the patience with nothing of ours queued; else the job is
+    /// handed back and submissions are held.
+    fn sbatch_failed(&mut self, job: &Path, msg: String) -> ExecError {
+        let now = Instant::now();
+        let since = *self.sbatch_failing.get_or_insert(now);
+        let msg = format!("sbatch failed for {}: {msg}", job.display());
+        if !self.sbatch_worked {
+            return ExecError::Slurm(msg);
+        }
+        if now.duration_since(since) >= self.timing.patience && self.queued() == 0 {
+            return ExecError::Slurm(format!(
+                "{msg} (failing for {} s, no job left running)",
+                now.duration_since(since).as_secs()
+            ));
+        }
+        if self.backoff == FIRST_BACKOFF {
+            eprintln!(
+                "antiproof: {msg}; holding submissions ({} jobs still queued), trying again",
+                self.queued()
+            );
+        }
+        self.hold_until = Some(now + self.backoff);
+        self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+        ExecError::Refused(msg)
+    }
+
+    /// `squeue` failed with `msg`: an error when it never worked in this
+    /// run or has failed for longer than the patience; else `None` (the
+    /// next poll tries again).
+    fn squeue_failed(&mut self, msg: String) -> Option<ExecError> {
+        let now = Instant::now();
+        let first = self.squeue_failing.is_none();
+        let since = *self.squeue_failing.get_or_insert(now);
+        if !self.squeue_worked || now.duration_since(since) >= self.timing.patience {
+            return Some(ExecError::Slurm(msg));
+        }
+        if first {
+            eprintln!("antiproof: {msg}; trying again");
+        }
+        None
     }
 }
 
@@ -369,11 +488,8 @@ impl Executor for Slurm {
             .output()
             .map_err(|e| ExecError::Spawn("`sbatch` (Slurm)".into(), e))?;
         if !out.status.success() {
-            return Err(ExecError::Slurm(format!(
-                "sbatch failed for {}: {}",
-                job.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
+            let msg = String::from_utf8_lossy(&out.stderr).trim().to_string();
+            return Err(self.sbatch_failed(job, msg));
         }
         let id = String::from_utf8_lossy(&out.stdout)
             .trim()
@@ -382,9 +498,13 @@ impl Executor for Slurm {
             .unwrap_or("")
             .to_string();
         if id.is_empty() {
-            return Err(ExecError::Slurm("sbatch printed no job id".into()));
+            return Err(self.sbatch_failed(job, "it printed no job id".into()));
         }
-        self.jobs.insert(id, job.to_path_buf());
+        self.sbatch_worked = true;
+        self.sbatch_failing = None;
+        self.hold_until = None;
+        self.backoff = FIRST_BACKOFF;
+        self.jobs.insert(id, (job.to_path_buf(), None));
         Ok(())
     }
 
@@ -397,27 +517,45 @@ impl Executor for Slurm {
             return Ok(Vec::new());
         }
         self.last_poll = Some(Instant::now());
-        let ids: Vec<String> = self.jobs.keys().cloned().collect();
         let out = Command::new("squeue")
             .args(["-h", "-o", "%i", "--me"])
             .output()
             .map_err(|e| ExecError::Spawn("`squeue` (Slurm)".into(), e))?;
         if !out.status.success() {
-            return Err(ExecError::Slurm(format!(
+            let msg = format!(
                 "squeue failed: {}",
                 String::from_utf8_lossy(&out.stderr).trim()
-            )));
+            );
+            return match self.squeue_failed(msg) {
+                Some(e) => Err(e),
+                None => Ok(Vec::new()),
+            };
         }
+        self.squeue_worked = true;
+        self.squeue_failing = None;
         let listed: Vec<String> = String::from_utf8_lossy(&out.stdout)
             .lines()
             .map(|l| l.trim().to_string())
             .collect();
+        let now = Instant::now();
         let mut ended = Vec::new();
+        let ids: Vec<String> = self.jobs.keys().cloned().collect();
         for id in ids {
-            if !listed.contains(&id) {
-                let job = self.jobs.remove(&id).expect("listed above");
+            let (job, gone) = self.jobs.get_mut(&id).expect("listed above");
+            if listed.contains(&id) {
+                continue;
+            }
+            let since = *gone.get_or_insert(now);
+            if super::job::result_path(job).exists()
+                || now.duration_since(since) >= self.timing.grace
+            {
+                let (job, _) = self.jobs.remove(&id).expect("listed above");
                 ended.push(Ended { job, status: None });
             }
+        }
+        if !ended.is_empty() {
+            // A slot came free: a held submission may go now.
+            self.hold_until = None;
         }
         Ok(ended)
     }
@@ -430,7 +568,7 @@ impl Executor for Slurm {
         let ids: Vec<String> = self
             .jobs
             .iter()
-            .filter(|(_, j)| j.as_path() == job)
+            .filter(|(_, (j, _))| j.as_path() == job)
             .map(|(id, _)| id.clone())
             .collect();
         for id in ids {
@@ -445,5 +583,9 @@ impl Executor for Slurm {
             let _ = Command::new("scancel").args(&ids).output();
         }
         self.jobs.clear();
+    }
+
+    fn holding(&self) -> bool {
+        self.hold_until.is_some_and(|t| Instant::now() < t)
     }
 }

@@ -223,6 +223,9 @@ struct StatusFile<'a> {
     status: Status,
     top_nodes: u64,
     root_moves: &'a [MoveFigure],
+    /// Why the master stopped, when `state` is `error`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
 /// What stops a master with an error.
@@ -344,7 +347,18 @@ pub fn run_master(
     };
     let result = m.run(exec, &mut progress, t0);
     exec.stop_all();
-    m.top.flush()?;
+    let flushed = m.top.flush();
+    let failure = match (&result, &flushed) {
+        (Err(e), _) => Some(e.to_string()),
+        (Ok(()), Err(e)) => Some(e.to_string()),
+        _ => None,
+    };
+    if let Some(why) = failure {
+        // The status file says the run is over, and why, instead of an
+        // old `running`.
+        m.write_error_status_file(why, t0);
+    }
+    flushed?;
     result?;
     let root = m.top.root()?;
     m.report.root_pn = root.pn;
@@ -363,7 +377,7 @@ pub fn run_master(
     m.report.time_s = t0.elapsed().as_secs_f64();
     let status = m.status(0, t0)?;
     let moves = m.report.root_moves.clone();
-    m.write_status_file(m.report.result.name(), status, &moves);
+    m.write_status_file(m.report.result.name(), None, status, &moves);
     Ok(m.report)
 }
 
@@ -413,9 +427,39 @@ impl Master<'_, '_> {
         })
     }
 
-    /// Rewrites the status file. It only informs: a failure to write it
-    /// is said once on stderr and the search goes on.
-    fn write_status_file(&mut self, state: &str, status: Status, moves: &[MoveFigure]) {
+    /// Rewrites the status file with state `error` and `why`, with the
+    /// figures that can still be read.
+    fn write_error_status_file(&mut self, why: String, t0: Instant) {
+        let moves = self
+            .top
+            .root()
+            .map_err(MasterError::from)
+            .and_then(|r| self.root_moves(&r))
+            .unwrap_or_default();
+        let status = self.status(0, t0).unwrap_or(Status {
+            frontier: 0,
+            running: 0,
+            done: self.report.jobs_done,
+            rejected: self.report.jobs_rejected,
+            failed: self.report.leaves_failed,
+            root_pn: self.report.root_pn,
+            root_dn: self.report.root_dn,
+            positions: 0,
+            elapsed: t0.elapsed().as_secs_f64(),
+        });
+        self.write_status_file("error", Some(why), status, &moves);
+    }
+
+    /// Rewrites the status file with `state` (`running`, a result's name,
+    /// or `error` with `error` saying why). It only informs: a failure to
+    /// write it is said once on stderr and the search goes on.
+    fn write_status_file(
+        &mut self,
+        state: &str,
+        error: Option<String>,
+        status: Status,
+        moves: &[MoveFigure],
+    ) {
         let file = StatusFile {
             format: "antiproof-status",
             version: 1,
@@ -430,6 +474,7 @@ impl Master<'_, '_> {
             status,
             top_nodes: self.top.len(),
             root_moves: moves,
+            error,
         };
         let path = status_path(&self.cfg.work_dir);
         let written = crate::fsutil::write_atomic(&path, |w| {
@@ -479,7 +524,7 @@ impl Master<'_, '_> {
             }
             let sent = self.dispatch(exec)?;
             self.top.flush()?;
-            if exec.running() == 0 && sent == 0 {
+            if exec.running() == 0 && sent == 0 && !exec.holding() {
                 // Nothing out and nothing to send: every leaf is settled
                 // but the root is not (cannot happen), or all failed.
                 return Ok(());
@@ -498,7 +543,7 @@ impl Master<'_, '_> {
                 if file_due {
                     last_status_file = Some(Instant::now());
                     let moves = self.root_moves(&self.top.root()?)?;
-                    self.write_status_file("running", status, &moves);
+                    self.write_status_file("running", None, status, &moves);
                 }
             }
             std::thread::sleep(Duration::from_millis(2));
@@ -511,6 +556,9 @@ impl Master<'_, '_> {
         // Leaves the store already holds are settled without a job, and
         // the selection runs again.
         for _ in 0..64 {
+            if exec.holding() {
+                break;
+            }
             let free = self.cfg.jobs.saturating_sub(exec.running());
             if free == 0 {
                 break;
@@ -592,7 +640,15 @@ impl Master<'_, '_> {
                 job.set_history(history);
                 job.write(&path)
                     .map_err(|e| MasterError::Io(path.clone(), e))?;
-                exec.submit(&path)?;
+                if let Err(e) = exec.submit(&path) {
+                    let _ = std::fs::remove_file(&path);
+                    return match e {
+                        // Not taken now (the executor said why and holds
+                        // submissions): the leaf stays in the frontier.
+                        ExecError::Refused(_) => Ok(sent),
+                        e => Err(e.into()),
+                    };
+                }
                 n.state = State::InFlight;
                 self.top.put(id, n);
                 self.out.insert(path, Out { node: id, job });

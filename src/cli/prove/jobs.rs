@@ -5,7 +5,7 @@
 use super::super::values::Limit;
 use super::super::{EXIT_LIMIT, EXIT_NO, EXIT_OK};
 use super::ProveArgs;
-use crate::jobs::executor::{Executor, Local, Slurm, WorkerCommand};
+use crate::jobs::executor::{Executor, Local, Slurm, SlurmTiming, WorkerCommand};
 use crate::jobs::job::Budget;
 use crate::jobs::master::{MasterConfig, MasterResult, Status, run_master};
 use crate::store::Store;
@@ -74,6 +74,16 @@ pub(crate) struct ManyArgs {
         value_name = "ARGS"
     )]
     slurm_args: String,
+    /// Seconds a Slurm job's result may take to show in the work
+    /// directory after the job left the queue (a shared file system's
+    /// caches) before the job counts as lost and is run again.
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(0..=86_400), value_name = "SECONDS")]
+    slurm_grace: u64,
+    /// Seconds `sbatch` or `squeue` may keep failing (a busy controller,
+    /// a submit limit) before the master stops; the first of each must
+    /// work.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=604_800), value_name = "SECONDS")]
+    slurm_patience: u64,
     /// With the local executor, the jobs do not share one transposition
     /// table (by default they map one file of `--memory` bytes on
     /// /dev/shm, so a job finds what earlier and concurrent jobs learnt).
@@ -200,7 +210,11 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             if many.job_threads > 1 {
                 args = format!("--cpus-per-task={} {args}", many.job_threads);
             }
-            Box::new(Slurm::new(worker, &args)?)
+            let timing = SlurmTiming {
+                grace: std::time::Duration::from_secs(many.slurm_grace),
+                patience: std::time::Duration::from_secs(many.slurm_patience),
+            };
+            Box::new(Slurm::new(worker, &args, timing)?)
         }
     };
     let store = Store::open(&args.db)?;

@@ -1,0 +1,292 @@
+//! `prove --jobs N --executor slurm` against a fake Slurm: `sbatch`,
+//! `squeue` and `scancel` as shell scripts first on PATH, which run each
+//! job in the background on this machine and list the ones still running.
+//! So the Slurm executor is tested in every run, with the bad moments of
+//! a real cluster it must live through: a submit limit (`sbatch` refusing
+//! while jobs are queued), a controller that does not answer one `squeue`
+//! in two, results that show in the work directory only seconds after
+//! their job left the queue (a shared file system's caches), `sbatch`
+//! refusing the very first job (a wrong `--slurm-args`: an error at once,
+//! the status file saying so), and `squeue` down for longer than
+//! `--slurm-patience` (the master stops). The real thing, on a one-node
+//! cluster, is the ignored `proves_a_rung_through_slurm` in tests/jobs.rs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const EXE: &str = env!("CARGO_BIN_EXE_antiproof");
+
+/// A fresh directory with the fake Slurm's `bin/` and its state.
+fn fake_slurm(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("antiproof-slurm-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    for sub in ["bin", "state/queue", "state/pids"] {
+        std::fs::create_dir_all(d.join(sub)).unwrap();
+    }
+    let script = |name: &str, body: &str| {
+        let p = d.join("bin").join(name);
+        std::fs::write(&p, format!("#!/bin/sh\nS=\"$FAKE_SLURM\"\n{body}")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    // sbatch: runs --wrap's command (without its `exec`) in a session of
+    // its own; `queue/ID` exists while it runs. With FAKE_LATE=S the
+    // result file is hidden from the moment the job leaves the queue
+    // until S seconds later.
+    script(
+        "sbatch",
+        r#"out=/dev/null; wrap=
+for a in "$@"; do
+  case "$a" in
+    --version) echo "slurm 23.11.4 (fake)"; exit 0 ;;
+    --output=*) out="${a#--output=}" ;;
+    --wrap=*) wrap="${a#--wrap=}" ;;
+  esac
+done
+echo "$*" >> "$S/sbatch.args"
+if [ -e "$S/refuse-all" ]; then
+  echo "sbatch: error: invalid partition specified: nosuch" >&2; exit 1
+fi
+if [ -n "$FAKE_SUBMIT_LIMIT" ] && [ "$(ls "$S/queue" | wc -l)" -ge "$FAKE_SUBMIT_LIMIT" ]; then
+  echo "sbatch: error: QOSMaxSubmitJobPerUserLimit" >&2; echo x >> "$S/refused"; exit 1
+fi
+n=$(( $(cat "$S/next" 2>/dev/null || echo 1000) + 1 )); echo "$n" > "$S/next"
+job="${out%.log}"
+cat > "$S/job-$n.sh" <<EOS
+${wrap#exec }
+r='$job.result.json'
+if [ -n "$FAKE_LATE" ] && [ -e "\$r" ]; then
+  mv "\$r" "\$r.hidden"; rm -f '$S/queue/$n'; sleep $FAKE_LATE; mv "\$r.hidden" "\$r"
+else
+  rm -f '$S/queue/$n'
+fi
+EOS
+touch "$S/queue/$n"
+setsid sh "$S/job-$n.sh" > "$out" 2>&1 < /dev/null &
+echo $! > "$S/pids/$n"
+echo "$n"
+"#,
+    );
+    // squeue: the jobs still queued. FAKE_SQUEUE_FLAKY: every second
+    // call fails; FAKE_SQUEUE_DIES_AFTER=N: every call after the N-th.
+    script(
+        "squeue",
+        r#"case "$1" in --version) echo "slurm 23.11.4 (fake)"; exit 0 ;; esac
+calls=$(( $(cat "$S/squeue.calls" 2>/dev/null || echo 0) + 1 )); echo "$calls" > "$S/squeue.calls"
+if [ -n "$FAKE_SQUEUE_DIES_AFTER" ] && [ "$calls" -gt "$FAKE_SQUEUE_DIES_AFTER" ]; then
+  echo "squeue: error: Unable to contact slurm controller (connect failure)" >&2; exit 1
+fi
+if [ -n "$FAKE_SQUEUE_FLAKY" ] && [ $((calls % 2)) -eq 0 ]; then
+  echo "slurm_load_jobs error: Socket timed out on send/recv operation" >&2; exit 1
+fi
+ls "$S/queue"
+"#,
+    );
+    script(
+        "scancel",
+        r#"for id in "$@"; do
+  pid=$(cat "$S/pids/$id" 2>/dev/null) && kill -TERM -- "-$pid" 2>/dev/null
+  rm -f "$S/queue/$id"
+done
+"#,
+    );
+    d
+}
+
+/// `prove --jobs 2 --executor slurm --json` of `line` with small jobs on
+/// the fake Slurm in `dir`, with `env` and `extra` options.
+fn prove(dir: &Path, env: &[(&str, &str)], extra: &[&str], line: &[&str]) -> Output {
+    let path = format!(
+        "{}:{}",
+        dir.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    Command::new(EXE)
+        .env("PATH", path)
+        .env("FAKE_SLURM", dir.join("state"))
+        .envs(env.iter().copied())
+        .arg("prove")
+        .arg("--db")
+        .arg(dir.join("t.redb"))
+        .args(["--jobs", "2", "--executor", "slurm", "--json"])
+        .args(["--job-nodes", "300", "--memory", "16M"])
+        .args(["--slurm-args", "--partition=debug --time=5"])
+        .args(extra)
+        .args(line)
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The JSON summary of a run that proved its line; the store's proof is
+/// certified with `verify --db`.
+fn proven(dir: &Path, o: &Output, line: &[&str]) -> serde_json::Value {
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["result"], "proven", "{v}");
+    assert_eq!(v["executor"], "slurm");
+    let out = Command::new(EXE)
+        .arg("verify")
+        .arg("--db")
+        .arg(dir.join("t.redb"))
+        .args(line)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("CERTIFIED"), "{text}");
+    v
+}
+
+/// The work directory's status file.
+fn status_file(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("t.redb.jobs/status.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Nothing of the fake's jobs is left running (the master cancelled what
+/// it no longer needed, and every job it waited for ended).
+fn nothing_left_queued(dir: &Path) {
+    let left = std::fs::read_dir(dir.join("state/queue")).unwrap().count();
+    assert_eq!(left, 0, "jobs left in the fake queue");
+}
+
+#[test]
+fn proves_a_line_through_sbatch_and_squeue() {
+    let dir = fake_slurm("plain");
+    let o = prove(&dir, &[], &[], &["e4"]);
+    let v = proven(&dir, &o, &["e4"]);
+    let r = &v["report"];
+    assert!(r["jobs_done"].as_u64().unwrap() > 1, "{r}");
+    assert_eq!(r["jobs_rejected"], 0, "{r}");
+    // Every sbatch carried the user's arguments and the time-limit signal.
+    let args = std::fs::read_to_string(dir.join("state/sbatch.args")).unwrap();
+    for line in args.lines() {
+        for want in [
+            "--parsable",
+            "--signal=TERM@30",
+            "--partition=debug",
+            "--time=5",
+        ] {
+            assert!(line.contains(want), "{want} missing from: {line}");
+        }
+    }
+    assert_eq!(status_file(&dir)["state"], "proven");
+    nothing_left_queued(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_submit_limit_holds_submissions_and_the_line_is_still_proven() {
+    let dir = fake_slurm("limit");
+    // One job queued at a time: the second of each round is refused.
+    let o = prove(&dir, &[("FAKE_SUBMIT_LIMIT", "1")], &[], &["e4"]);
+    let v = proven(&dir, &o, &["e4"]);
+    assert!(dir.join("state/refused").exists(), "no sbatch was refused");
+    let err = stderr(&o);
+    assert!(err.contains("QOSMaxSubmitJobPerUserLimit"), "{err}");
+    assert!(err.contains("holding submissions"), "{err}");
+    // A refused job is handed back, not counted as a failure.
+    assert_eq!(v["report"]["jobs_rejected"], 0);
+    assert_eq!(v["report"]["leaves_failed"], 0);
+    nothing_left_queued(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_controller_missing_every_other_squeue_is_asked_again() {
+    let dir = fake_slurm("flaky");
+    let o = prove(&dir, &[("FAKE_SQUEUE_FLAKY", "1")], &[], &["e4"]);
+    proven(&dir, &o, &["e4"]);
+    let err = stderr(&o);
+    assert!(err.contains("Socket timed out"), "{err}");
+    assert!(err.contains("trying again"), "{err}");
+    nothing_left_queued(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn results_that_show_late_are_waited_for_not_run_again() {
+    // Each result shows 2 s after its job left the queue.
+    let dir = fake_slurm("late");
+    let o = prove(
+        &dir,
+        &[("FAKE_LATE", "2")],
+        &["--slurm-grace", "60"],
+        &["e3", "d5"],
+    );
+    let v = proven(&dir, &o, &["e3", "d5"]);
+    assert_eq!(v["report"]["jobs_rejected"], 0, "{}", v["report"]);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // Without the grace each such job is taken as lost and run again.
+    let dir = fake_slurm("late-nograce");
+    let o = prove(
+        &dir,
+        &[("FAKE_LATE", "2")],
+        &["--slurm-grace", "0", "--limit", "8s"],
+        &["e3", "d5"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let each = v["report"]["each"].as_array().unwrap();
+    assert!(
+        each.iter().any(|j| j["rejected"]
+            .as_str()
+            .is_some_and(|w| w.starts_with("no-result"))),
+        "{v}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sbatch_refusing_the_first_job_is_an_error_at_once() {
+    let dir = fake_slurm("refused");
+    std::fs::write(dir.join("state/refuse-all"), "").unwrap();
+    let o = prove(&dir, &[], &[], &["e4"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("sbatch failed"), "{err}");
+    assert!(err.contains("invalid partition specified: nosuch"), "{err}");
+    // The status file says the run is over, and why.
+    let s = status_file(&dir);
+    assert_eq!(s["state"], "error", "{s}");
+    assert!(
+        s["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("invalid partition")),
+        "{s}"
+    );
+    // No job file is left behind for a job that never ran.
+    let left: Vec<_> = std::fs::read_dir(dir.join("t.redb.jobs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n != "status.json")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn squeue_down_past_the_patience_stops_the_master_cleanly() {
+    let dir = fake_slurm("down");
+    let o = prove(
+        &dir,
+        &[("FAKE_SQUEUE_DIES_AFTER", "2")],
+        &["--slurm-patience", "2"],
+        &["e4"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("Unable to contact slurm controller"), "{err}");
+    assert_eq!(status_file(&dir)["state"], "error");
+    // Its jobs were cancelled on the way out.
+    nothing_left_queued(&dir);
+    // The store is whole: the same command, with the controller back,
+    // resumes and proves the line.
+    std::fs::remove_file(dir.join("state/squeue.calls")).unwrap();
+    let o = prove(&dir, &[], &[], &["e4"]);
+    proven(&dir, &o, &["e4"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
