@@ -8,6 +8,8 @@
 //! script (`--worker`) that misbehaves once and then runs the real `job
 //! run`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -89,15 +91,7 @@ fn worker(dir: &Path, fault: &str) -> PathBuf {
 
 /// Certifies the store's proof of the line with `verify --db`.
 fn assert_certified(dir: &Path, line: &[&str]) {
-    let o = Command::new(EXE)
-        .arg("verify")
-        .arg("--db")
-        .arg(dir.join("t.redb"))
-        .args(line)
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.starts_with("CERTIFIED"), "{out}");
+    common::assert_store_certified(&dir.join("t.redb"), line);
 }
 
 /// Runs the faulty worker and checks the fault was named, the job run

@@ -11,6 +11,8 @@
 //! `--slurm-patience` (the master stops). The real thing, on a one-node
 //! cluster, is the ignored `proves_a_rung_through_slurm` in tests/jobs.rs.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -18,8 +20,7 @@ const EXE: &str = env!("CARGO_BIN_EXE_antiproof");
 
 /// A fresh directory with the fake Slurm's `bin/` and its state.
 fn fake_slurm(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("antiproof-slurm-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = common::temp_dir(&format!("slurm-{name}"));
     for sub in ["bin", "state/queue", "state/pids"] {
         std::fs::create_dir_all(d.join(sub)).unwrap();
     }
@@ -128,15 +129,7 @@ fn proven(dir: &Path, o: &Output, line: &[&str]) -> serde_json::Value {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["result"], "proven", "{v}");
     assert_eq!(v["executor"], "slurm");
-    let out = Command::new(EXE)
-        .arg("verify")
-        .arg("--db")
-        .arg(dir.join("t.redb"))
-        .args(line)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.starts_with("CERTIFIED"), "{text}");
+    common::assert_store_certified(&dir.join("t.redb"), line);
     v
 }
 

@@ -604,6 +604,19 @@ pub fn temp_dir(name: &str) -> PathBuf {
     d
 }
 
+/// Certifies the proof of `line` in the store `db` with `verify --db`
+/// (the checker's verdict must be CERTIFIED).
+pub fn assert_store_certified(db: &Path, line: &[&str]) {
+    let mut args = vec![
+        "verify".to_string(),
+        "--db".into(),
+        db.display().to_string(),
+    ];
+    args.extend(line.iter().map(|m| m.to_string()));
+    let (_, out, err) = antiproof(&args);
+    assert!(out.starts_with("CERTIFIED"), "{out}{err}");
+}
+
 /// Runs the `antiproof` binary with `args`: exit code (-1 if killed),
 /// standard output and standard error.
 pub fn antiproof<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, String) {
