@@ -358,6 +358,39 @@ fn proves_a_rung_through_slurm() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Needs Slurm, as above; about 90 s. A job at its Slurm time limit
+/// (`--time=1`: one minute) is warned with SIGTERM 30 s before it
+/// (`--signal=B:TERM@30`), stops, and counts as unresolved, not rejected.
+#[test]
+#[ignore = "needs Slurm: run scripts/slurm-single-node.sh first"]
+fn a_slurm_job_at_its_time_limit_counts_as_unresolved() {
+    let dir = temp_dir("slurm-limit");
+    let o = Command::new(EXE)
+        .arg("prove")
+        .arg("--db")
+        .arg(dir.join("t.redb"))
+        .args(["--jobs", "2", "--executor", "slurm", "--job-nodes", "1G"])
+        .args(["--slurm-args", "--time=1", "--memory", "64M"])
+        .args(["--limit", "80s", "--json", "--winner", "black", "b4"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    let r = &v["report"];
+    assert_eq!(r["jobs_rejected"], 0, "{r}");
+    let first = &r["each"][0];
+    assert_eq!(first["outcome"], "unresolved", "{r}");
+    // Warned before the limit (without `B:` the worker heard nothing
+    // until the limit itself, at 60 s or later).
+    assert!(first["time_s"].as_f64().unwrap() < 58.0, "{r}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `prove --jobs 2` of 1.e3 Na6 on `executor` with `extra` options: proven
 /// and certified; returns the JSON summary.
 fn prove_on(name: &str, executor: &str, extra: &[&str]) -> serde_json::Value {

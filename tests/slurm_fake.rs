@@ -33,7 +33,9 @@ fn fake_slurm(name: &str) -> PathBuf {
     // sbatch: runs --wrap's command (without its `exec`) in a session of
     // its own; `queue/ID` exists while it runs. With FAKE_LATE=S the
     // result file is hidden from the moment the job leaves the queue
-    // until S seconds later.
+    // until S seconds later; with FAKE_TIME_LIMIT=S the worker gets
+    // SIGTERM S seconds after it started, as Slurm's `--signal=B:TERM`
+    // warns it before the time limit.
     script(
         "sbatch",
         r#"out=/dev/null; wrap=
@@ -54,7 +56,10 @@ fi
 n=$(( $(cat "$S/next" 2>/dev/null || echo 1000) + 1 )); echo "$n" > "$S/next"
 job="${out%.log}"
 cat > "$S/job-$n.sh" <<EOS
-${wrap#exec }
+${wrap#exec } &
+w=\$!
+if [ -n "$FAKE_TIME_LIMIT" ]; then (sleep $FAKE_TIME_LIMIT; kill -TERM \$w 2>/dev/null) & fi
+wait \$w
 r='$job.result.json'
 if [ -n "$FAKE_LATE" ] && [ -e "\$r" ]; then
   mv "\$r" "\$r.hidden"; rm -f '$S/queue/$n'; sleep $FAKE_LATE; mv "\$r.hidden" "\$r"
@@ -110,7 +115,13 @@ fn prove(dir: &Path, env: &[(&str, &str)], extra: &[&str], line: &[&str]) -> Out
         .arg("--db")
         .arg(dir.join("t.redb"))
         .args(["--jobs", "2", "--executor", "slurm", "--json"])
-        .args(["--job-nodes", "300", "--memory", "16M"])
+        .args(["--memory", "16M"])
+        // Small jobs unless `extra` says otherwise.
+        .args(if extra.contains(&"--job-nodes") {
+            &[][..]
+        } else {
+            &["--job-nodes", "300"][..]
+        })
         .args(["--slurm-args", "--partition=debug --time=5"])
         .args(extra)
         .args(line)
@@ -159,7 +170,7 @@ fn proves_a_line_through_sbatch_and_squeue() {
     for line in args.lines() {
         for want in [
             "--parsable",
-            "--signal=TERM@30",
+            "--signal=B:TERM@30",
             "--partition=debug",
             "--time=5",
         ] {
@@ -231,6 +242,30 @@ fn results_that_show_late_are_waited_for_not_run_again() {
         "{v}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_job_stopped_before_its_time_limit_counts_as_unresolved() {
+    // Jobs with a budget far beyond a second, each sent SIGTERM after one.
+    let dir = fake_slurm("timelimit");
+    let o = prove(
+        &dir,
+        &[("FAKE_TIME_LIMIT", "1")],
+        &["--job-nodes", "1G", "--limit", "5s"],
+        &["e3", "e5"],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let r = &v["report"];
+    assert_eq!(r["jobs_rejected"], 0, "{r}");
+    let each = r["each"].as_array().unwrap();
+    // The root's job was stopped by the signal, its leaf expanded (its
+    // children's jobs ran next), nothing counted against it.
+    assert_eq!(each[0]["depth"], 0, "{r}");
+    assert_eq!(each[0]["outcome"], "unresolved", "{r}");
+    assert!(each[0]["time_s"].as_f64().unwrap() < 10.0, "{r}");
+    assert!(r["top_nodes"].as_u64().unwrap() > 1, "{r}");
+    nothing_left_queued(&dir);
 }
 
 #[test]
