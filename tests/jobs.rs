@@ -544,3 +544,56 @@ fn a_job_naming_another_file_as_its_shared_table_leaves_that_file_alone() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_job_executor_named_without_jobs_runs_one_job_a_core() {
+    // `--executor local` alone is a master with one worker a core, not
+    // the single search with the option ignored.
+    let dir = temp_dir("cores");
+    let o = Command::new(EXE)
+        .arg("prove")
+        .arg("--db")
+        .arg(dir.join("t.redb"))
+        .args([
+            "--executor",
+            "local",
+            "--job-nodes",
+            "20k",
+            "--memory",
+            "32M",
+        ])
+        .args(["--json", "e3", "Na6"])
+        .output()
+        .unwrap();
+    let v = ok_json(&o);
+    assert_eq!(v["executor"], "local", "{v}");
+    let cores = std::thread::available_parallelism().unwrap().get();
+    assert_eq!(v["jobs"], cores as u64, "{v}");
+    assert_certified(&dir, &["e3", "Na6"]);
+    // `--jobs 1` with a job executor: a master with one job at a time.
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir = temp_dir("one-job");
+    let o = Command::new(EXE)
+        .arg("prove")
+        .arg("--db")
+        .arg(dir.join("t.redb"))
+        .args(["--jobs", "1", "--executor", "threads", "--job-nodes", "20k"])
+        .args(["--memory", "32M", "--json", "e3", "Na6"])
+        .output()
+        .unwrap();
+    let v = ok_json(&o);
+    assert_eq!(
+        (v["executor"].as_str(), v["jobs"].as_u64()),
+        (Some("threads"), Some(1))
+    );
+    assert!(v["report"]["jobs_done"].as_u64().unwrap() >= 1, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+    // Slurm has no cores to count: it asks.
+    let o = Command::new(EXE)
+        .args(["prove", "--executor", "slurm", "e3", "d5"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--executor slurm needs --jobs N"), "{err}");
+}

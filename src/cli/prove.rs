@@ -164,7 +164,7 @@ struct Summary {
 
 /// Runs `antiproof prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
-    let job_executor = args.many.jobs > 1 && args.many.executor != jobs::ExecutorKind::Search;
+    let job_executor = args.many.job_executor();
     if args.smaller_proof && (job_executor || args.rules.rule_set().fifty_move) {
         bail!(
             "--smaller-proof works with one search or --executor search, and not under the fifty-move rule"

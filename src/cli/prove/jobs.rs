@@ -1,4 +1,4 @@
-//! `antiproof prove --jobs N` (N >= 2): the job-level search of
+//! `antiproof prove --executor local|threads|slurm [--jobs N]`: the job-level search of
 //! `crate::jobs::master`, on local worker processes or Slurm. See
 //! docs/prove.md ("Many jobs").
 
@@ -34,16 +34,18 @@ pub(crate) enum ExecutorKind {
 /// The options of a job-level search.
 #[derive(Args, Debug)]
 pub(crate) struct ManyArgs {
-    /// Workers at once. 1 (the default) runs one search on one thread.
-    /// With --executor search (the default), N threads of one search
-    /// share one transposition table; with local, threads or slurm, a
-    /// master keeps the top of the proof tree in the store and sends its
-    /// most-proving leaves out as N jobs at a time (docs/prove.md, "Many
-    /// jobs").
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub(super) jobs: u32,
-    /// Where the work runs (with --jobs N >= 2): search (threads of one
-    /// search), local (job processes), threads (jobs as threads), slurm.
+    /// Workers at once. With --executor search (the default), N threads
+    /// of one search share one transposition table (default 1: one
+    /// search on one thread); with local, threads or slurm, a master
+    /// keeps the top of the proof tree in the store and sends its
+    /// most-proving leaves out as N jobs at a time (default: this
+    /// machine's cores for local and threads; slurm needs it given).
+    /// docs/prove.md, "Many jobs".
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096), value_name = "N")]
+    jobs: Option<u32>,
+    /// Where the work runs: search (threads of one search), local (job
+    /// processes), threads (jobs as threads of this process), slurm
+    /// (batch jobs).
     #[arg(long, value_enum, default_value = "search")]
     pub(super) executor: ExecutorKind,
     /// Where job files and results go (shared by master and workers;
@@ -96,12 +98,30 @@ pub(crate) struct ManyArgs {
 }
 
 impl ManyArgs {
-    /// Search threads of a one-process search: `--jobs` with the search
-    /// executor, else 1.
+    /// Search threads of a one-process search: `--jobs` (default 1) with
+    /// the search executor, else 1.
     pub(super) fn threads(&self) -> usize {
         match self.executor {
-            ExecutorKind::Search => self.jobs as usize,
+            ExecutorKind::Search => self.jobs.unwrap_or(1) as usize,
             _ => 1,
+        }
+    }
+
+    /// Whether a master hands out jobs (`--executor local|threads|slurm`,
+    /// with any `--jobs`, 1 included).
+    pub(super) fn job_executor(&self) -> bool {
+        self.executor != ExecutorKind::Search
+    }
+
+    /// Jobs at once for a job executor: `--jobs`, else this machine's
+    /// cores for the local and threads executors; Slurm needs it given.
+    fn jobs_at_once(&self) -> anyhow::Result<usize> {
+        match (self.jobs, self.executor) {
+            (Some(n), _) => Ok(n as usize),
+            (None, ExecutorKind::Slurm) => {
+                bail!("--executor slurm needs --jobs N: how many Slurm jobs to keep queued at once")
+            }
+            (None, _) => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
         }
     }
 }
@@ -164,15 +184,16 @@ fn count(s: &str) -> Result<u64, String> {
     Ok(n as u64)
 }
 
-/// Runs `prove --jobs N` for N >= 2.
+/// Runs `prove` with a job executor.
 pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     let many = &args.many;
     if args.ladder || args.obligations.is_some() {
-        bail!("--jobs N (N >= 2) proves one line: not with --ladder or --obligations");
+        bail!("--executor local|threads|slurm proves one line: not with --ladder or --obligations");
     }
     if !(many.job_time > 0.0 && many.job_time.is_finite()) {
         bail!("--job-time must be a positive number of seconds");
     }
+    let jobs = many.jobs_at_once()?;
     let rules = args.rules.stalemate();
     let (start, pos, played) = super::root_of(args)?;
     let winner = super::winner_of(args, &pos, &played);
@@ -224,7 +245,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         root: pos,
         line: line.clone(),
         winner,
-        jobs: many.jobs as usize,
+        jobs,
         work_dir,
         budget: Budget {
             nodes: many.job_nodes,
@@ -279,7 +300,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             "line": line,
             "root_fen": pos.to_fen(),
             "rules": rules.to_string(),
-            "jobs": many.jobs,
+            "jobs": jobs,
             "executor": format!("{:?}", many.executor).to_lowercase(),
             "shared_table": cfg.shared_tt.is_some(),
             "store_records": store.len(rules)?,
@@ -316,7 +337,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         writeln!(
             out,
             "jobs:            {} at once ({}); {} done, {} rejected, {} leaves failed",
-            many.jobs,
+            jobs,
             format!("{:?}", many.executor).to_lowercase(),
             report.jobs_done,
             report.jobs_rejected,
