@@ -10,6 +10,12 @@ proven. Read-only: it may run while `prove` writes the store.
 
     scripts/replies-proven.py DB [--winner white|black] MOVES...
     ANTIPROOF_BIN=target/release/antiproof scripts/replies-proven.py /tmp/h3.redb h3
+
+With --proven-lines (first), only the lines of the moves proven are
+printed, one a line in SAN, for scripts/make-proofs.sh --db:
+
+    mapfile -t lines < <(scripts/replies-proven.py --proven-lines DB --winner black c3 e6)
+    scripts/make-proofs.sh --db DB "${lines[@]}"
 """
 import json
 import os
@@ -40,18 +46,34 @@ def moves_of(fen):
     return [r.split(":")[0] for r in out.splitlines() if ":" in r and " " not in r.split(":")[0]]
 
 
-def proven(db, line, winner):
+def certified(db, line, winner):
+    """The checker's report when the store proves the line for winner."""
     out = run("verify", "--db", db, "--json", *line).stdout
     try:
         v = json.loads(out)
     except ValueError:
-        return False
-    return v.get("verdict") == "certified" and v.get("winner") == winner
+        return None
+    ok = v.get("verdict") == "certified" and v.get("winner") == winner
+    return v if ok else None
+
+
+def proven(db, line, winner):
+    return certified(db, line, winner) is not None
+
+
+def san_line(report):
+    """The report's root line in SAN without move numbers."""
+    return " ".join(t for t in report["root_line"].split() if not t.rstrip(".").isdigit())
 
 
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
+    lines_only = sys.argv[1] == "--proven-lines"
+    if lines_only:
+        del sys.argv[1]
+        if len(sys.argv) < 3:
+            sys.exit(__doc__)
     db, line = sys.argv[1], sys.argv[2:]
     winner = None
     if line[:1] == ["--winner"] and len(line) > 1:
@@ -60,6 +82,12 @@ def main():
     if winner is None:
         winner = "white" if fen.split()[1] == "w" else "black"
     replies = moves_of(fen)
+    if lines_only:
+        for r in replies:
+            report = certified(db, line + [r], winner)
+            if report is not None:
+                print(san_line(report))
+        return
     done = 0
     rows = []
     for r in replies:
