@@ -16,7 +16,8 @@
 //! - [`jobs`]: job-level search (`prove --jobs N`, `job run`): the top
 //!   tree in the store, jobs on local workers or Slurm, every result
 //!   certified by [`check`] before it is merged.
-//! - [`fsutil`]: small file-system helpers shared across modules.
+//! - [`fsutil`]: small file-system helpers shared across modules;
+//!   [`sysmem`]: how much memory this process may use.
 //! - [`cli`]: the command line, a thin layer over the rest.
 //! - [`vocab`]: plain vocabulary shared by all of them (the rule set,
 //!   move codes): names and codes only, no rules logic.
@@ -30,6 +31,7 @@ pub mod rules;
 pub mod search;
 pub mod store;
 pub mod stored;
+pub mod sysmem;
 pub mod tablefile;
 pub mod tables;
 pub mod vocab;

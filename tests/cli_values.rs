@@ -93,6 +93,23 @@ fn absurd_values_exit_2_naming_the_bound() {
 }
 
 #[test]
+fn a_table_budget_past_the_machines_memory_is_refused() {
+    // `--memory` is in bounds (at most 1T) but more than this machine
+    // has: refused before anything starts, naming the machine's memory,
+    // instead of the kernel killing the search once the table fills.
+    let machine = antiproof::sysmem::usable_bytes().unwrap_or(u64::MAX);
+    if machine >= 1 << 40 {
+        return;
+    }
+    for extra in [&[][..], &["--jobs", "2"], &["--executor", "threads"]] {
+        let mut args = vec!["prove", "--memory", "1T"];
+        args.extend(extra);
+        args.extend(["e3", "d5"]);
+        rejected(&args, &["--memory 1T", "more than this machine has"]);
+    }
+}
+
+#[test]
 fn rules_and_sides_read_alike_in_every_command() {
     for cmd in [
         &["prove", "e3"][..],

@@ -597,3 +597,30 @@ fn a_job_executor_named_without_jobs_runs_one_job_a_core() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--executor slurm needs --jobs N"), "{err}");
 }
+
+#[test]
+fn a_job_asking_for_more_memory_than_the_machine_has_clamps_its_table() {
+    // A job file comes from a master elsewhere: 1 PiB is a wish the
+    // worker scales down to this machine, saying so in its log; the job
+    // runs. (One thread: its table grows as it fills, so the test touches
+    // little of it.)
+    let dir = temp_dir("memory");
+    let job = dir.join("j.json");
+    let fen = "rnbqkbnr/ppp1pppp/8/3p4/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 2";
+    write_job(&job, fen, r#""e3","d5""#, "white", 100_000, "");
+    let text = std::fs::read_to_string(&job).unwrap().replace(
+        r#""memory_bytes":16777216}"#,
+        r#""memory_bytes":1125899906842624}"#,
+    );
+    std::fs::write(&job, text).unwrap();
+    let o = job_run(&job);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("memory_bytes 1125899906842624 is more than this machine has for it"),
+        "{err}"
+    );
+    let result = std::fs::read_to_string(dir.join("j.json.result.json")).unwrap();
+    assert!(result.contains(r#""outcome": "proven""#), "{result}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

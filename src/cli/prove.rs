@@ -162,9 +162,61 @@ struct Summary {
     tables: Option<String>,
 }
 
+/// Refuses a `--memory` above what this machine (or this process's
+/// control group) has, where the table lives on this machine (not for
+/// Slurm's jobs, which run elsewhere and clamp their own): the table
+/// grows to its budget as it fills, so the process would be killed by the
+/// kernel instead, its unsaved work lost. The table of threads of one
+/// search is touched whole at the start: it must fit in what is
+/// available now.
+fn check_memory(args: &ProveArgs) -> anyhow::Result<()> {
+    if args.many.executor == jobs::ExecutorKind::Slurm {
+        return Ok(());
+    }
+    match memory_refusal(
+        args.memory,
+        args.many.threads(),
+        crate::sysmem::usable_bytes(),
+        crate::sysmem::available_bytes(),
+    ) {
+        Some(why) => bail!(why),
+        None => Ok(()),
+    }
+}
+
+/// Why a table of `memory` for `threads` search threads does not fit a
+/// machine of `usable` bytes with `available` free now (see
+/// [`check_memory`]); `None` when it fits or the machine cannot tell.
+fn memory_refusal(
+    memory: MemorySize,
+    threads: usize,
+    usable: Option<u64>,
+    available: Option<u64>,
+) -> Option<String> {
+    if let Some(usable) = usable
+        && memory.0 > usable
+    {
+        return Some(format!(
+            "--memory {memory}: more than this machine has ({}); the table would grow past it and the kernel would kill the search",
+            crate::sysmem::human(usable)
+        ));
+    }
+    if threads > 1
+        && let Some(free) = available
+        && memory.0 > free
+    {
+        return Some(format!(
+            "--memory {memory} with {threads} threads: their shared table is allocated whole at the start, and this machine has {} available now",
+            crate::sysmem::human(free)
+        ));
+    }
+    None
+}
+
 /// Runs `antiproof prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let job_executor = args.many.job_executor();
+    check_memory(&args)?;
     if args.smaller_proof && (job_executor || args.rules.rule_set().fifty_move) {
         bail!(
             "--smaller-proof works with one search or --executor search, and not under the fifty-move rule"
@@ -650,4 +702,33 @@ fn read_status_kb(field: &str) -> Option<u64> {
 /// changes; `unknown` outside a checkout), recorded by `build.rs`.
 fn revision() -> String {
     env!("ANTIPROOF_REVISION").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_must_fit_the_machine_and_a_threaded_one_what_is_free() {
+        const G: u64 = 1 << 30;
+        let m = |g: u64| MemorySize(g * G);
+        // Past the machine: refused, threads or not.
+        let why = memory_refusal(m(32), 1, Some(24 * G), Some(20 * G)).unwrap();
+        assert!(
+            why.contains("--memory 32G: more than this machine has (24.0 GiB)"),
+            "{why}"
+        );
+        // One thread grows its table as it fills: what is free now does
+        // not matter.
+        assert_eq!(memory_refusal(m(16), 1, Some(24 * G), Some(4 * G)), None);
+        // Threads touch theirs whole at the start.
+        let why = memory_refusal(m(16), 2, Some(24 * G), Some(4 * G)).unwrap();
+        assert!(
+            why.contains("with 2 threads") && why.contains("4.0 GiB available"),
+            "{why}"
+        );
+        assert_eq!(memory_refusal(m(2), 2, Some(24 * G), Some(4 * G)), None);
+        // A machine that cannot tell refuses nothing.
+        assert_eq!(memory_refusal(m(1024), 8, None, None), None);
+    }
 }

@@ -51,6 +51,42 @@ impl fmt::Display for RunJobError {
 
 impl std::error::Error for RunJobError {}
 
+/// The table a job may have (`asked`, its `memory_bytes`), said on stderr
+/// (the job's log) when it is clamped. A job file comes from a master on
+/// another machine, so its size is a wish, not a command: a table past
+/// the machine's memory would get the worker killed once it filled, its
+/// job lost.
+fn table_bytes(id: &str, asked: u64, threads: u32) -> u64 {
+    let cap = table_cap(
+        threads,
+        crate::sysmem::usable_bytes(),
+        crate::sysmem::available_bytes(),
+    );
+    match cap {
+        Some(cap) if asked > cap => {
+            eprintln!(
+                "antiproof: job {id}: memory_bytes {asked} is more than this machine has for it: its table is limited to {}",
+                crate::sysmem::human(cap)
+            );
+            cap
+        }
+        _ => asked,
+    }
+}
+
+/// The largest table for a job of `threads` threads on a machine (or
+/// control group) of `usable` bytes with `available` free now: 7/8 of
+/// `usable` for one thread (its table grows as it fills), 3/4 of
+/// `available` for more (their shared table is touched whole at the
+/// start). `None` when the machine's memory cannot be read.
+fn table_cap(threads: u32, usable: Option<u64>, available: Option<u64>) -> Option<u64> {
+    if threads > 1 {
+        available.map(|a| a / 4 * 3)
+    } else {
+        usable.map(|u| u / 8 * 7)
+    }
+}
+
 /// Runs the job in `path` and writes its result (and certificate) next to
 /// it. `stop`, when set, ends the search early (unresolved).
 pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile, RunJobError> {
@@ -78,7 +114,8 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
     let thresholds = job.file.thresholds;
     let config = Config {
         rules: job.rules,
-        tt_bytes: usize::try_from(b.memory_bytes).unwrap_or(usize::MAX),
+        tt_bytes: usize::try_from(table_bytes(&job.file.id, b.memory_bytes, b.threads))
+            .unwrap_or(usize::MAX),
         limits,
         checkpoint_size: 20_000,
         threads: b.threads as usize,
@@ -220,5 +257,22 @@ fn remove_store(db: &Path) {
         with_suffix(db, ".table-endgame"),
     ] {
         let _ = std::fs::remove_file(p);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::table_cap;
+
+    #[test]
+    fn a_job_table_is_capped_by_the_machine() {
+        const G: u64 = 1 << 30;
+        // One thread: its table grows as it fills, up to 7/8 of the machine.
+        assert_eq!(table_cap(1, Some(24 * G), Some(4 * G)), Some(21 * G));
+        // Threads: touched whole at the start, so 3/4 of what is free.
+        assert_eq!(table_cap(4, Some(24 * G), Some(4 * G)), Some(3 * G));
+        // Nothing known, nothing capped.
+        assert_eq!(table_cap(1, None, None), None);
+        assert_eq!(table_cap(2, Some(24 * G), None), None);
     }
 }
