@@ -309,6 +309,8 @@ fn a_killed_master_resumes_from_the_store() {
         s["root_moves"].as_array().is_some_and(|m| !m.is_empty()),
         "{s}"
     );
+    assert_eq!(s["principal_line"], serde_json::json!([]), "{s}");
+    assert_eq!(v["report"]["principal_line"], serde_json::json!([]));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

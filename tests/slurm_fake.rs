@@ -265,6 +265,18 @@ fn a_job_stopped_before_its_time_limit_counts_as_unresolved() {
     assert_eq!(each[0]["outcome"], "unresolved", "{r}");
     assert!(each[0]["time_s"].as_f64().unwrap() < 10.0, "{r}");
     assert!(r["top_nodes"].as_u64().unwrap() > 1, "{r}");
+    // Where it stopped: the principal line starts with the best of the
+    // root's moves not yet settled, in the report and the status file.
+    let open = r["root_moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| !["proven", "disproven", "failed"].contains(&m["state"].as_str().unwrap()))
+        .unwrap_or_else(|| panic!("no open root move: {r}"));
+    assert_eq!(r["principal_line"][0]["san"], open["san"], "{r}");
+    let s = status_file(&dir);
+    assert_eq!(s["state"], "stopped", "{s}");
+    assert_eq!(s["principal_line"], r["principal_line"], "{s}");
     nothing_left_queued(&dir);
 }
 

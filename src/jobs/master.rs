@@ -152,6 +152,9 @@ pub struct MasterReport {
     pub time_s: f64,
     /// The root's moves as the top tree has them: how far each got.
     pub root_moves: Vec<MoveFigure>,
+    /// The top tree's most-proving path from the root when the run ended
+    /// (empty when the root is settled).
+    pub principal_line: Vec<LineStep>,
     /// Every job.
     pub each: Vec<JobFigure>,
 }
@@ -171,6 +174,20 @@ pub struct MoveFigure {
     pub replies: u32,
     /// Of those, the ones proven (a win for the winner after the reply).
     pub replies_proven: u32,
+}
+
+/// One move of the principal line: the top tree's most-proving path from
+/// the root, where the search is now.
+#[derive(Clone, Debug, Serialize)]
+pub struct LineStep {
+    /// The move (SAN).
+    pub san: String,
+    /// `frontier`, `inflight` or `inner`.
+    pub state: String,
+    /// The proof number after it.
+    pub pn: u32,
+    /// The disproof number after it.
+    pub dn: u32,
 }
 
 /// A progress report, once a round at most once a second.
@@ -223,6 +240,7 @@ struct StatusFile<'a> {
     status: Status,
     top_nodes: u64,
     root_moves: &'a [MoveFigure],
+    principal_line: &'a [LineStep],
     /// Why the master stopped, when `state` is `error`.
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
@@ -335,6 +353,7 @@ pub fn run_master(
             top_bytes_per_node: (NODE_LEN + 8) as u64,
             time_s: 0.0,
             root_moves: Vec::new(),
+            principal_line: Vec::new(),
             each: Vec::new(),
         },
         top,
@@ -365,6 +384,7 @@ pub fn run_master(
     m.report.root_dn = root.dn;
     m.report.top_nodes = m.top.len();
     m.report.root_moves = m.root_moves(&root)?;
+    m.report.principal_line = m.principal_line()?;
     m.report.result = match root.state {
         State::Proven => MasterResult::Proven,
         State::Disproven | State::Failed if m.top.census()?[State::Failed as usize] > 0 => {
@@ -376,8 +396,7 @@ pub fn run_master(
     };
     m.report.time_s = t0.elapsed().as_secs_f64();
     let status = m.status(0, t0)?;
-    let moves = m.report.root_moves.clone();
-    m.write_status_file(m.report.result.name(), None, status, &moves);
+    m.write_status_file(m.report.result.name(), None, status);
     Ok(m.report)
 }
 
@@ -410,6 +429,39 @@ impl Master<'_, '_> {
         Ok(out)
     }
 
+    /// The principal line: from the root, at each inner node the child
+    /// the selection would follow (by proof number where the winner
+    /// moves, else by disproof number; jobs out included), down to a
+    /// leaf, at most 200 plies.
+    fn principal_line(&self) -> Result<Vec<LineStep>, MasterError> {
+        let mut out = Vec::new();
+        let mut node = self.top.root()?;
+        while node.state == State::Inner && out.len() < 200 {
+            let pos = node.position();
+            let or = pos.turn() == self.cfg.winner;
+            let Some((_, next)) = self
+                .top
+                .children(&node)?
+                .into_iter()
+                .filter(|(_, c)| !c.settled())
+                .min_by_key(|(_, c)| if or { (c.pn, c.dn) } else { (c.dn, c.pn) })
+            else {
+                break;
+            };
+            let code = crate::vocab::MoveCode::from_raw(next.mv);
+            out.push(LineStep {
+                san: crate::rules::move_of_code(&pos, code)
+                    .map(|m| pos.san(m))
+                    .unwrap_or_else(|| "?".into()),
+                state: format!("{:?}", next.state).to_lowercase(),
+                pn: next.pn,
+                dn: next.dn,
+            });
+            node = next;
+        }
+        Ok(out)
+    }
+
     /// The progress figures now.
     fn status(&self, running: usize, t0: Instant) -> Result<Status, MasterError> {
         let c = self.top.census()?;
@@ -430,12 +482,6 @@ impl Master<'_, '_> {
     /// Rewrites the status file with state `error` and `why`, with the
     /// figures that can still be read.
     fn write_error_status_file(&mut self, why: String, t0: Instant) {
-        let moves = self
-            .top
-            .root()
-            .map_err(MasterError::from)
-            .and_then(|r| self.root_moves(&r))
-            .unwrap_or_default();
         let status = self.status(0, t0).unwrap_or(Status {
             frontier: 0,
             running: 0,
@@ -447,19 +493,22 @@ impl Master<'_, '_> {
             positions: 0,
             elapsed: t0.elapsed().as_secs_f64(),
         });
-        self.write_status_file("error", Some(why), status, &moves);
+        self.write_status_file("error", Some(why), status);
     }
 
     /// Rewrites the status file with `state` (`running`, a result's name,
-    /// or `error` with `error` saying why). It only informs: a failure to
-    /// write it is said once on stderr and the search goes on.
-    fn write_status_file(
-        &mut self,
-        state: &str,
-        error: Option<String>,
-        status: Status,
-        moves: &[MoveFigure],
-    ) {
+    /// or `error` with `error` saying why), `status` and the top tree's
+    /// root moves and principal line as far as they can be read. It only
+    /// informs: a failure to write it is said once on stderr and the
+    /// search goes on.
+    fn write_status_file(&mut self, state: &str, error: Option<String>, status: Status) {
+        let moves = self
+            .top
+            .root()
+            .map_err(MasterError::from)
+            .and_then(|r| self.root_moves(&r))
+            .unwrap_or_default();
+        let principal = self.principal_line().unwrap_or_default();
         let file = StatusFile {
             format: "antiproof-status",
             version: 1,
@@ -473,7 +522,8 @@ impl Master<'_, '_> {
             rules: self.cfg.rules.to_string(),
             status,
             top_nodes: self.top.len(),
-            root_moves: moves,
+            root_moves: &moves,
+            principal_line: &principal,
             error,
         };
         let path = status_path(&self.cfg.work_dir);
@@ -542,8 +592,7 @@ impl Master<'_, '_> {
                 }
                 if file_due {
                     last_status_file = Some(Instant::now());
-                    let moves = self.root_moves(&self.top.root()?)?;
-                    self.write_status_file("running", None, status, &moves);
+                    self.write_status_file("running", None, status);
                 }
             }
             std::thread::sleep(Duration::from_millis(2));

@@ -374,6 +374,21 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         if !best.is_empty() {
             writeln!(out, "best moves:      {}", best.join("; "))?;
         }
+        if let Some(last) = report.principal_line.last() {
+            let moves: Vec<&str> = report
+                .principal_line
+                .iter()
+                .map(|m| m.san.as_str())
+                .collect();
+            writeln!(
+                out,
+                "principal line:  {} (its last node {}, pn {} dn {})",
+                moves.join(" "),
+                last.state,
+                super::fmt_pn(last.pn),
+                super::fmt_pn(last.dn)
+            )?;
+        }
         writeln!(
             out,
             "store:           {} ({} records, {} merged now)",
