@@ -66,6 +66,9 @@ pub struct MasterConfig {
     /// Nodes a job searches before a threshold may stop it (its start-up
     /// is paid for).
     pub min_nodes: u64,
+    /// Selection stays with a child within df-pn's margin of its best
+    /// sibling (experimental).
+    pub focus: bool,
 }
 
 /// How a master run ended.
@@ -310,6 +313,8 @@ struct Master<'a, 's> {
     report: MasterReport,
     /// A status file could not be written (said once).
     status_file_failed: bool,
+    /// Where the selection went last at each inner node (`cfg.focus`).
+    focus: HashMap<u64, u64>,
 }
 
 /// Runs a job-level search of `cfg.root` over `store` on `exec`, calling
@@ -363,6 +368,7 @@ pub fn run_master(
             .as_ref()
             .map(|d| Arc::new(LeafTables::open(d, cfg.rules))),
         status_file_failed: false,
+        focus: HashMap::new(),
     };
     let result = m.run(exec, &mut progress, t0);
     exec.stop_all();
@@ -612,7 +618,11 @@ impl Master<'_, '_> {
             if free == 0 {
                 break;
             }
-            let picked = self.top.select(free)?;
+            let picked = if self.cfg.focus {
+                self.top.select_focused(free, Some(&mut self.focus))?
+            } else {
+                self.top.select(free)?
+            };
             if picked.is_empty() {
                 break;
             }

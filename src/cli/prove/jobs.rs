@@ -64,6 +64,10 @@ pub(crate) struct ManyArgs {
     /// Seconds one job may run at most.
     #[arg(long, default_value_t = 3600.0, value_name = "SECONDS")]
     job_time: f64,
+    /// Selection stays with a top-tree child while it is within df-pn's
+    /// margin of its best sibling (experimental).
+    #[arg(long, hide = true)]
+    job_focus: bool,
     /// Factor of a child's budget over its parent's.
     #[arg(long, default_value_t = 2, hide = true)]
     job_growth: u64,
@@ -262,6 +266,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         in_process: many.executor == ExecutorKind::Threads,
         // A job's start-up (a process, its table mapped) costs about a
         // search of tens of thousands of nodes; a thread's, little.
+        focus: many.job_focus,
         min_nodes: match many.executor {
             ExecutorKind::Threads => many.job_nodes / 100,
             _ => many.job_nodes / 10,
