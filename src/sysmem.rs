@@ -14,37 +14,29 @@ const UNLIMITED: u64 = 1 << 60;
 
 /// The bytes this process may use, when they can be read (Linux).
 pub fn usable_bytes() -> Option<u64> {
-    let total = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| meminfo_total(&s));
-    let group = std::fs::read_to_string("/proc/self/cgroup")
-        .ok()
-        .and_then(|s| cgroup_limit(&s, Path::new("/sys/fs/cgroup")));
-    match (total, group) {
-        (Some(t), Some(g)) => Some(t.min(g)),
-        (t, g) => t.or(g),
-    }
+    within_cgroup("MemTotal:")
 }
 
 /// The bytes free for this process now: the machine's `MemAvailable`,
 /// or its control group's limit when smaller (what a table touched whole
 /// at its start must fit in).
 pub fn available_bytes() -> Option<u64> {
-    let avail = std::fs::read_to_string("/proc/meminfo")
+    within_cgroup("MemAvailable:")
+}
+
+/// A `/proc/meminfo` field, or this process's control-group limit when
+/// smaller; either alone when the other cannot be read.
+fn within_cgroup(field: &str) -> Option<u64> {
+    let machine = std::fs::read_to_string("/proc/meminfo")
         .ok()
-        .and_then(|s| meminfo_field(&s, "MemAvailable:"));
+        .and_then(|s| meminfo_field(&s, field));
     let group = std::fs::read_to_string("/proc/self/cgroup")
         .ok()
         .and_then(|s| cgroup_limit(&s, Path::new("/sys/fs/cgroup")));
-    match (avail, group) {
-        (Some(a), Some(g)) => Some(a.min(g)),
-        (a, g) => a.or(g),
+    match (machine, group) {
+        (Some(m), Some(g)) => Some(m.min(g)),
+        (m, g) => m.or(g),
     }
-}
-
-/// `MemTotal` of a `/proc/meminfo` text, in bytes.
-fn meminfo_total(text: &str) -> Option<u64> {
-    meminfo_field(text, "MemTotal:")
 }
 
 /// A field of a `/proc/meminfo` text (`MemTotal:`), in bytes.
@@ -109,11 +101,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn meminfo_total_is_read_in_bytes() {
+    fn meminfo_fields_are_read_in_bytes() {
         let text = "MemTotal:       24683652 kB\nMemFree:        1 kB\n";
-        assert_eq!(meminfo_total(text), Some(24683652 * 1024));
-        assert_eq!(meminfo_total("MemFree: 1 kB\n"), None);
-        assert_eq!(meminfo_total("MemTotal: lots kB\n"), None);
+        assert_eq!(meminfo_field(text, "MemTotal:"), Some(24683652 * 1024));
+        assert_eq!(meminfo_field("MemFree: 1 kB\n", "MemTotal:"), None);
+        assert_eq!(meminfo_field("MemTotal: lots kB\n", "MemTotal:"), None);
         let text = "MemTotal: 8 kB\nMemAvailable:   3 kB\n";
         assert_eq!(meminfo_field(text, "MemAvailable:"), Some(3 * 1024));
     }

@@ -58,32 +58,22 @@ fn absurd_values_exit_2_naming_the_bound() {
         &["--threads", "1..=1024"],
     );
     rejected(&["verify", "--repeat", "0"], &["--repeat", "1..=1000"]);
-    rejected(
-        &[
+    for (option, value, bound) in [
+        ("--slurm-grace", "100000", "0..=86400"),
+        ("--slurm-patience", "0", "1..=604800"),
+    ] {
+        let args = [
             "prove",
             "--jobs",
             "2",
             "--executor",
             "slurm",
-            "--slurm-grace",
-            "100000",
+            option,
+            value,
             "e3",
-        ],
-        &["--slurm-grace", "0..=86400"],
-    );
-    rejected(
-        &[
-            "prove",
-            "--jobs",
-            "2",
-            "--executor",
-            "slurm",
-            "--slurm-patience",
-            "0",
-            "e3",
-        ],
-        &["--slurm-patience", "1..=604800"],
-    );
+        ];
+        rejected(&args, &[option, bound]);
+    }
     rejected(&["perft", "99"], &["0..=20"]);
     rejected(&["tables", "build", "--men", "9"], &["--men", "2..=4"]);
     rejected(

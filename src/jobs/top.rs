@@ -668,14 +668,21 @@ mod tests {
         assert_eq!(Header::from_bytes(&h.to_bytes()), Some(h));
     }
 
-    #[test]
-    fn expansion_settles_game_ends_and_selects_distinct_leaves() {
-        let dir = std::env::temp_dir().join(format!("antiproof-top-{}", std::process::id()));
+    /// A scratch directory with an empty store, and the position after
+    /// 1.e3 d5 (White to move and win).
+    fn scratch(name: &str) -> (std::path::PathBuf, Store, Position) {
+        let dir = std::env::temp_dir().join(format!("antiproof-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let db = dir.join("t.redb");
         let _ = std::fs::remove_file(&db);
         let store = Store::open(&db).unwrap();
         let (pos, _) = Position::startpos().play_line(&["e3", "d5"]).unwrap();
+        (dir, store, pos)
+    }
+
+    #[test]
+    fn expansion_settles_game_ends_and_selects_distinct_leaves() {
+        let (dir, store, pos) = scratch("top");
         let mut t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
         assert!(!t.resumed);
         t.expand(0, 200, &HashMap::new()).unwrap();
@@ -703,12 +710,7 @@ mod tests {
 
     #[test]
     fn focused_selection_stays_with_a_child_within_the_margin() {
-        let dir = std::env::temp_dir().join(format!("antiproof-focus-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let db = dir.join("t.redb");
-        let _ = std::fs::remove_file(&db);
-        let store = Store::open(&db).unwrap();
-        let (pos, _) = Position::startpos().play_line(&["e3", "d5"]).unwrap();
+        let (dir, store, pos) = scratch("focus");
         let mut t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
         t.expand(0, 200, &HashMap::new()).unwrap();
         // The root's children (White to move: the winner) at 100 but two.
