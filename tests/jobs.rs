@@ -289,6 +289,14 @@ fn a_killed_master_resumes_from_the_store() {
     assert_eq!(s["pid"], pid, "{s}");
     assert_eq!(s["line"], serde_json::json!(["e3", "Na6"]), "{s}");
     assert_eq!(s["winner"], "white", "{s}");
+    let gen1 = || -> Vec<String> {
+        std::fs::read_dir(&jobs)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("g1-"))
+            .collect()
+    };
+    assert!(!gen1().is_empty(), "the killed run left no job file");
     let o = Command::new(EXE)
         .arg("prove")
         .arg("--db")
@@ -310,6 +318,8 @@ fn a_killed_master_resumes_from_the_store() {
         "{s}"
     );
     assert_eq!(s["principal_line"], serde_json::json!([]), "{s}");
+    // The killed run's job files (generation 1) are gone, not piled up.
+    assert_eq!(gen1(), Vec::<String>::new());
     assert_eq!(v["report"]["principal_line"], serde_json::json!([]));
     let _ = std::fs::remove_dir_all(&dir);
 }

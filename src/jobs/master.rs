@@ -285,6 +285,40 @@ impl From<ExecError> for MasterError {
     }
 }
 
+/// Removes what jobs of earlier runs over this store left in the work
+/// directory (`gN-nID-aK.json` and the files named after it, for N not
+/// `generation`): a stopped or killed run's jobs are re-queued under new
+/// names, so their files would only pile up. Other files are left alone.
+fn remove_stale_jobs(work_dir: &std::path::Path, generation: u32) {
+    let Ok(entries) = std::fs::read_dir(work_dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        if let Some(g) = job_generation(name)
+            && g != generation
+        {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// The run generation of a job file's name (`g3-n17-a0.json`, and the
+/// result, certificate, log and scratch store named after it), `None` for
+/// any other name.
+fn job_generation(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('g')?;
+    let (g, rest) = rest.split_once("-n")?;
+    let (node, rest) = rest.split_once("-a")?;
+    let (attempt, _) = rest.split_once(".json")?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(node) && digits(attempt)).then_some(())?;
+    g.parse().ok()
+}
+
 /// Removes a file when dropped (the shared table, however the run ends).
 struct RemoveOnDrop(Option<PathBuf>);
 
@@ -331,6 +365,7 @@ pub fn run_master(
     let t0 = Instant::now();
     std::fs::create_dir_all(&cfg.work_dir).map_err(|e| MasterError::Io(cfg.work_dir.clone(), e))?;
     let top = TopTree::open(store, cfg.rules, &cfg.root, cfg.winner, cfg.budget.nodes)?;
+    remove_stale_jobs(&cfg.work_dir, top.header.generation);
     if let Some(p) = &cfg.shared_tt {
         let bytes = usize::try_from(cfg.budget.memory_bytes).unwrap_or(usize::MAX);
         if cfg.in_process {
@@ -952,5 +987,27 @@ impl Master<'_, '_> {
         }
         self.report.each.push(fig);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::job_generation;
+
+    #[test]
+    fn job_file_names_tell_their_generation() {
+        assert_eq!(job_generation("g3-n17-a0.json"), Some(3));
+        assert_eq!(job_generation("g12-n5913-a1.json.result.json"), Some(12));
+        assert_eq!(job_generation("g2-n1740-a0.json.tree"), Some(2));
+        assert_eq!(job_generation("g2-n1740-a0.json.redb"), Some(2));
+        for other in [
+            "status.json",
+            "g3-nX-a0.json",
+            "g-n1-a0.json",
+            "notes.txt",
+            "g3-n1-a0",
+        ] {
+            assert_eq!(job_generation(other), None, "{other}");
+        }
     }
 }
