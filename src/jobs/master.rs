@@ -287,8 +287,9 @@ impl From<ExecError> for MasterError {
 
 /// Removes what jobs of earlier runs over this store left in the work
 /// directory (`gN-nID-aK.json` and the files named after it, for N not
-/// `generation`): a stopped or killed run's jobs are re-queued under new
-/// names, so their files would only pile up. Other files are left alone.
+/// `generation`), when a run starts and when it ends: a stopped or killed
+/// run's jobs are re-queued under new names, so their files would only
+/// pile up. Other files are left alone.
 fn remove_stale_jobs(work_dir: &std::path::Path, generation: u32) {
     let Ok(entries) = std::fs::read_dir(work_dir) else {
         return;
@@ -407,6 +408,9 @@ pub fn run_master(
     };
     let result = m.run(exec, &mut progress, t0);
     exec.stop_all();
+    // Again at the end: a worker of a killed master stops on SIGTERM and
+    // may write its result after the start's clean-up.
+    remove_stale_jobs(&cfg.work_dir, m.top.header.generation);
     let flushed = m.top.flush();
     let failure = match (&result, &flushed) {
         (Err(e), _) => Some(e.to_string()),
