@@ -278,6 +278,7 @@ fn a_job_stopped_before_its_time_limit_counts_as_unresolved() {
     assert_eq!(s["state"], "stopped", "{s}");
     assert_eq!(s["principal_line"], r["principal_line"], "{s}");
     nothing_left_queued(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

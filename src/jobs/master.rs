@@ -20,7 +20,7 @@
 use super::executor::{ExecError, Executor};
 use super::job::{Budget, Job, Outcome, Thresholds, result_path, tree_path, with_suffix};
 use super::merge::{Rejected, take_result};
-use super::top::{INF, NODE_LEN, State, TopTree};
+use super::top::{INF, NODE_LEN, State, TopNode, TopTree, with_margin};
 use crate::check::LeafTables;
 use crate::rules::{Color, Position, Rules};
 use crate::store::{Store, StoreError};
@@ -285,6 +285,20 @@ impl From<ExecError> for MasterError {
     }
 }
 
+/// The move into top-tree node `c` from its parent's position `pos`, in
+/// SAN (`?` for a code that is not a legal move there).
+fn move_san(pos: &Position, c: &TopNode) -> String {
+    crate::rules::move_of_code(pos, crate::vocab::MoveCode::from_raw(c.mv))
+        .map(|m| pos.san(m))
+        .unwrap_or_else(|| "?".into())
+}
+
+/// A node state as the report and the status file write it (`frontier`,
+/// `inflight`, `inner`, `proven`, `disproven`, `failed`).
+fn state_name(s: State) -> String {
+    format!("{s:?}").to_lowercase()
+}
+
 /// Removes what jobs of earlier runs over this store left in the work
 /// directory (`gN-nID-aK.json` and the files named after it, for N not
 /// `generation`), when a run starts and when it ends: a stopped or killed
@@ -451,16 +465,14 @@ impl Master<'_, '_> {
     fn root_moves(&self, root: &super::top::TopNode) -> Result<Vec<MoveFigure>, MasterError> {
         let pos = root.position();
         let or = pos.turn() == self.cfg.winner;
+        let mut moves = self.top.children(root)?;
+        moves.sort_by_key(|(_, c)| c.order(or));
         let mut out = Vec::new();
-        for (_, c) in self.top.children(root)? {
-            let code = crate::vocab::MoveCode::from_raw(c.mv);
-            let san = crate::rules::move_of_code(&pos, code)
-                .map(|m| pos.san(m))
-                .unwrap_or_else(|| "?".into());
+        for (_, c) in moves {
             let kids = self.top.children(&c)?;
             out.push(MoveFigure {
-                san,
-                state: format!("{:?}", c.state).to_lowercase(),
+                san: move_san(&pos, &c),
+                state: state_name(c.state),
                 pn: c.pn,
                 dn: c.dn,
                 replies: kids.len() as u32,
@@ -470,7 +482,6 @@ impl Master<'_, '_> {
                     .count() as u32,
             });
         }
-        out.sort_by_key(|f| if or { (f.pn, f.dn) } else { (f.dn, f.pn) });
         Ok(out)
     }
 
@@ -489,16 +500,13 @@ impl Master<'_, '_> {
                 .children(&node)?
                 .into_iter()
                 .filter(|(_, c)| !c.settled())
-                .min_by_key(|(_, c)| if or { (c.pn, c.dn) } else { (c.dn, c.pn) })
+                .min_by_key(|(_, c)| c.order(or))
             else {
                 break;
             };
-            let code = crate::vocab::MoveCode::from_raw(next.mv);
             out.push(LineStep {
-                san: crate::rules::move_of_code(&pos, code)
-                    .map(|m| pos.san(m))
-                    .unwrap_or_else(|| "?".into()),
-                state: format!("{:?}", next.state).to_lowercase(),
+                san: move_san(&pos, &next),
+                state: state_name(next.state),
                 pn: next.pn,
                 dn: next.dn,
             });
@@ -805,7 +813,7 @@ impl Master<'_, '_> {
             if v >= INF - 1 {
                 INF
             } else {
-                (v as u64 + v as u64 / 4 + 1).min(INF as u64 - 1) as u32
+                with_margin(v).min(INF as u64 - 1) as u32
             }
         };
         let sub = |th: u32, a: u32, b: u32| -> u32 {

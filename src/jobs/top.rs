@@ -163,6 +163,24 @@ impl TopNode {
     pub fn settled(&self) -> bool {
         matches!(self.state, State::Proven | State::Disproven | State::Failed)
     }
+
+    /// The key siblings are ordered by, most-proving first: proof number
+    /// then disproof number where the winner moves (`or`), else the
+    /// other way round.
+    pub fn order(&self, or: bool) -> (u32, u32) {
+        if or {
+            (self.pn, self.dn)
+        } else {
+            (self.dn, self.pn)
+        }
+    }
+}
+
+/// `v` with df-pn's margin of 1 + 1/4 (plus one, so that it always
+/// grows): how far a child may fall behind its best sibling before the
+/// search leaves it.
+pub fn with_margin(v: u32) -> u64 {
+    u64::from(v) + u64::from(v) / 4 + 1
 }
 
 /// The header: what the tree is a search of.
@@ -436,14 +454,13 @@ impl<'s> TopTree<'s> {
                     .into_iter()
                     .filter(|(_, c)| matches!(c.state, State::Frontier | State::Inner))
                     .collect();
-                kids.sort_by_key(|(_, c)| if or { (c.pn, c.dn) } else { (c.dn, c.pn) });
+                kids.sort_by_key(|(_, c)| c.order(or));
                 if let Some(f) = focus.as_deref()
                     && let Some(&last) = f.get(&id)
                     && let Some(at) = kids.iter().position(|(cid, _)| *cid == last)
                 {
-                    let key = |c: &TopNode| u64::from(if or { c.pn } else { c.dn });
-                    let best = key(&kids[0].1);
-                    if key(&kids[at].1) <= best + best / 4 + 1 {
+                    let key = |c: &TopNode| c.order(or).0;
+                    if u64::from(key(&kids[at].1)) <= with_margin(key(&kids[0].1)) {
                         let k = kids.remove(at);
                         kids.insert(0, k);
                     }

@@ -264,9 +264,9 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         shared_tt: (many.executor != ExecutorKind::Slurm && !many.no_shared_table)
             .then(shared_table_path),
         in_process: many.executor == ExecutorKind::Threads,
+        focus: many.job_focus,
         // A job's start-up (a process, its table mapped) costs about a
         // search of tens of thousands of nodes; a thread's, little.
-        focus: many.job_focus,
         min_nodes: match many.executor {
             ExecutorKind::Threads => many.job_nodes / 100,
             _ => many.job_nodes / 10,
