@@ -350,7 +350,8 @@ pub struct Slurm {
     backoff: Duration,
 }
 
-/// How long the Slurm executor waits on a cluster's bad moments.
+/// How long the Slurm executor waits on a cluster's bad moments
+/// (`--slurm-grace`, `--slurm-patience`: defaults there).
 #[derive(Clone, Copy, Debug)]
 pub struct SlurmTiming {
     /// How long after a job left the queue its result may take to show
@@ -359,15 +360,6 @@ pub struct SlurmTiming {
     /// How long `sbatch` or `squeue` may keep failing before the master
     /// stops.
     pub patience: Duration,
-}
-
-impl Default for SlurmTiming {
-    fn default() -> SlurmTiming {
-        SlurmTiming {
-            grace: Duration::from_secs(120),
-            patience: Duration::from_secs(600),
-        }
-    }
 }
 
 /// The first pause of submissions after a refused `sbatch`; it doubles on
