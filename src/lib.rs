@@ -13,6 +13,8 @@
 //!   [`tablefile`]: their rules-free half (format, index, certifier), which
 //!   the checker reads.
 //! - [`web`], [`openings`]: browse, serve and the first-move table.
+//! - [`known`]: certified win-tree files loaded into a store as proven
+//!   records (known wins a search stops at).
 //! - [`jobs`]: job-level search (`prove --jobs N`, `job run`): the top
 //!   tree in the store, jobs on local workers or Slurm, every result
 //!   certified by [`check`] before it is merged.
@@ -26,6 +28,7 @@ pub mod cli;
 pub mod fasthash;
 pub mod fsutil;
 pub mod jobs;
+pub mod known;
 pub mod openings;
 pub mod rules;
 pub mod search;

@@ -644,3 +644,91 @@ fn joint_rules_draw_where_international_and_fics_disagree() {
     }
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
+
+/// `store load` and `prove --known`: a certified file becomes the store's
+/// proof (verify certifies it, prove answers from it, also deeper in the
+/// line); one the checker does not certify under the rule set loads
+/// nothing (exit 1), and a file that is not a win tree is an error (2).
+#[test]
+fn known_wins_load_certified_files_only() {
+    let db = temp_db("known");
+    let proofs = Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs");
+    let load = |extra: &[&str], files: &[&Path]| {
+        antiproof()
+            .args(["store", "load", "--db"])
+            .arg(&db)
+            .args(extra)
+            .args(files)
+            .output()
+            .unwrap()
+    };
+    let o = load(&[], &[&proofs.join("e3-g6.tree")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("1. e3 g6, white wins, 3031 positions, 3031 new records"),
+        "{out}"
+    );
+    let v = antiproof()
+        .args(["verify", "--db"])
+        .arg(&db)
+        .args(["e3", "g6"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        v.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&v.stdout)
+    );
+    let o = prove(&db, &["--json", "e3", "g6"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["nodes"], 0);
+    let first = j["winning_move_uci"].as_str().unwrap().to_string();
+    // Two plies deeper, every reply is in the loaded proof too.
+    let o = prove(&db, &["--json", "--winner", "white", "e3", "g6", &first]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json(&o)["nodes"], 0);
+    // Not certified under FICS (README's table): nothing loaded, exit 1.
+    let o = load(&["--rules", "fics"], &[&proofs.join("Nc3.tree")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("not loaded") && out.contains("0 of 1 files loaded under fics"),
+        "{out}"
+    );
+    // Not a win tree: exit 2 naming the file; the store is untouched.
+    let junk = db.with_extension("junk.tree");
+    std::fs::write(&junk, b"not a win tree at all").unwrap();
+    let o = load(&[], &[&junk]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("junk.tree"), "{}", stderr(&o));
+    // The store as one of the files: refused before anything is written.
+    let o = load(&[], &[&db]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // prove --known under FICS names the file it skips and proves anyway.
+    let db2 = temp_db("known-prove");
+    let o = antiproof()
+        .args(["prove", "--db"])
+        .arg(&db2)
+        .args(["--rules", "fics", "--known"])
+        .arg(proofs.join("Nc3.tree"))
+        .args(["--known"])
+        .arg(proofs.join("e3-d5.tree"))
+        .args(["--json", "e3", "d5"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("Nc3.tree: not loaded"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("1 of 2 files certified and loaded"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(json(&o)["nodes"], 0);
+}

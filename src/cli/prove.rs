@@ -90,6 +90,15 @@ pub struct ProveArgs {
     /// position.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "ladder", "moves"])]
     obligations: Option<PathBuf>,
+    /// Known wins: certified win-tree files (or directories of them, such
+    /// as `proofs/`) loaded into the store before the search, each
+    /// certified by the independent checker under the rule set first
+    /// (`store load` does the same on its own); the search then stops
+    /// wherever it transposes into one. Files not certified under the
+    /// rule set are named and skipped. Given more than once, all are
+    /// loaded.
+    #[arg(long, value_name = "FILE|DIR")]
+    known: Vec<PathBuf>,
     #[command(flatten)]
     many: jobs::ManyArgs,
     /// Moves from the start position (or --fen), UCI or SAN.
@@ -494,7 +503,44 @@ fn open_run(args: &ProveArgs) -> anyhow::Result<(Limits, Option<crate::tables::T
         }
         None => None,
     };
-    Ok((limits, tables, Store::open(&args.db)?))
+    let store = Store::open(&args.db)?;
+    load_known(args, &store)?;
+    Ok((limits, tables, store))
+}
+
+/// Loads `--known` files into `store` under the run's rule set, saying
+/// on stderr what was loaded and what not.
+pub(super) fn load_known(args: &ProveArgs, store: &Store) -> anyhow::Result<()> {
+    use crate::known::{self, Loaded};
+    if args.known.is_empty() {
+        return Ok(());
+    }
+    let rules = args.rules.rule_set();
+    let files = known::tree_paths(&args.known)?;
+    if files.is_empty() {
+        bail!("--known {:?}: no win-tree files there", args.known);
+    }
+    let (mut loaded, mut written) = (0usize, 0u64);
+    for f in &files {
+        if crate::fsutil::same_file(f, &args.db) {
+            bail!("--known {}: that is the store itself", f.display());
+        }
+        match known::load_file(store, rules, f, None)? {
+            Loaded::Loaded { written: w, .. } => {
+                loaded += 1;
+                written += w;
+            }
+            Loaded::NotCertified { verdict } => eprintln!(
+                "antiproof: --known {}: not loaded, under {rules}: {verdict}",
+                f.display()
+            ),
+        }
+    }
+    eprintln!(
+        "antiproof: known wins: {loaded} of {} files certified and loaded under {rules}, {written} new records",
+        files.len()
+    );
+    Ok(())
 }
 
 /// The root of `--fen`. Under the fifty-move rule its half-move field is

@@ -1,4 +1,4 @@
-//! `antiproof store check|compact`: look after a proof store file.
+//! `antiproof store check|compact|load`: look after a proof store file.
 
 use super::{EXIT_NO, EXIT_OK};
 use crate::store::{Store, StoreError};
@@ -22,6 +22,30 @@ enum StoreCommand {
     /// Give free pages back to the file system. No other process may have
     /// the store open.
     Compact(FileArgs),
+    /// Load certified win-tree files into the store as proven records
+    /// (known wins): each file is certified by the independent checker
+    /// under the rule set first, and only a certified one is loaded; a
+    /// search over the store then stops wherever it transposes into one.
+    /// Exit 0 when every file was loaded, 1 when some were not certified
+    /// under the rule set (nothing of them loaded), 2 on a file or store
+    /// that cannot be read or written.
+    Load(LoadArgs),
+}
+
+#[derive(Args, Debug)]
+struct LoadArgs {
+    /// The proof store (redb file; created if missing).
+    #[arg(long, default_value = "antiproof.redb")]
+    db: PathBuf,
+    #[command(flatten)]
+    rules: super::values::RuleArgs,
+    /// Checker threads (default: all cores; at most 1024).
+    #[arg(long, value_parser = super::values::threads())]
+    threads: Option<usize>,
+    /// Win-tree files (`.tree`, `.tree.zst`, `.tree.bz2`), or directories
+    /// of them (`proofs/`).
+    #[arg(required = true, value_name = "FILE|DIR")]
+    files: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -74,6 +98,7 @@ pub fn run(args: StoreArgs) -> anyhow::Result<u8> {
                 Err(e) => Err(e.into()),
             }
         }
+        StoreCommand::Load(a) => load(a, &mut out),
         StoreCommand::Compact(a) => {
             let (before, after) = Store::compact(&a.db)?;
             writeln!(
@@ -84,4 +109,53 @@ pub fn run(args: StoreArgs) -> anyhow::Result<u8> {
             Ok(EXIT_OK)
         }
     }
+}
+
+/// `store load`: every file certified, then loaded.
+fn load(a: LoadArgs, out: &mut impl Write) -> anyhow::Result<u8> {
+    use crate::known::{self, Loaded};
+    let rules = a.rules.rule_set();
+    let files = known::tree_paths(&a.files)?;
+    anyhow::ensure!(!files.is_empty(), "no win-tree files in {:?}", a.files);
+    for f in &files {
+        anyhow::ensure!(
+            !crate::fsutil::same_file(f, &a.db),
+            "--db {} is one of the files to load",
+            a.db.display()
+        );
+    }
+    let store = Store::open(&a.db).map_err(|e| e.naming(&a.db))?;
+    let (mut loaded, mut records) = (0usize, 0u64);
+    for f in &files {
+        match known::load_file(&store, rules, f, a.threads)? {
+            Loaded::Loaded {
+                root_line,
+                winner,
+                positions,
+                written,
+            } => {
+                loaded += 1;
+                records += written;
+                writeln!(
+                    out,
+                    "loaded {}: {root_line}, {winner} wins, {positions} positions, {written} new records",
+                    f.display()
+                )?;
+            }
+            Loaded::NotCertified { verdict } => {
+                writeln!(out, "not loaded {}: under {rules}: {verdict}", f.display())?
+            }
+        }
+    }
+    writeln!(
+        out,
+        "{loaded} of {} files loaded under {rules} into {}: {records} new records",
+        files.len(),
+        a.db.display()
+    )?;
+    Ok(if loaded == files.len() {
+        EXIT_OK
+    } else {
+        EXIT_NO
+    })
 }

@@ -243,6 +243,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         }
     };
     let store = Store::open(&args.db)?;
+    super::load_known(args, &store)?;
     let line = crate::rules::line_san(&start, &played);
     let cfg = MasterConfig {
         rules,
