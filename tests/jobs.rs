@@ -636,3 +636,78 @@ fn a_job_asking_for_more_memory_than_the_machine_has_clamps_its_table() {
     assert!(result.contains(r#""outcome": "proven""#), "{result}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--state FILE`: a run saves its state as it goes; on a fresh machine
+/// (its store and work directory deleted) the same command restores it
+/// and finishes, the proof certified. A damaged file, a file of another
+/// line and a file that is the store are refused (exit 2), naming why.
+#[test]
+fn a_run_state_file_outlives_the_store() {
+    let dir = temp_dir("state");
+    let db = dir.join("t.redb");
+    let state = dir.join("e3-g6.state");
+    let run = |extra: &[&str], line: &[&str]| {
+        Command::new(EXE)
+            .args(["prove", "--db"])
+            .arg(&db)
+            .args(["--jobs", "2", "--executor", "threads", "--memory", "64M"])
+            .args(["--job-nodes", "20k", "--state"])
+            .arg(&state)
+            .args(["--state-every", "1s", "--json"])
+            .args(extra)
+            .args(line)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["--limit", "2s"], &["e3", "g6"]);
+    assert!(
+        matches!(o.status.code(), Some(0 | 3)),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("run state saved to"));
+    assert!(state.is_file());
+    // A fresh machine: nothing but the state file.
+    std::fs::remove_file(&db).unwrap();
+    let _ = std::fs::remove_dir_all(dir.join("t.redb.jobs"));
+    let o = run(&[], &["e3", "g6"]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(err.contains("run state restored from"), "{err}");
+    let v = ok_json(&o);
+    assert_eq!(v["result"], "proven");
+    assert_eq!(v["report"]["resumed"], true);
+    assert_certified(&dir, &["e3", "g6"]);
+    // The store holds the tree now: the file is not read again.
+    let o = run(&[], &["e3", "g6"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is not read, only written"));
+    // Another line, a fresh store: refused, naming the file's line.
+    std::fs::remove_file(&db).unwrap();
+    let o = run(&[], &["e3", "d5"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(err.contains("not of this one"), "{err}");
+    // A damaged file: refused, never half read.
+    let mut bytes = std::fs::read(&state).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x55;
+    std::fs::write(&state, &bytes).unwrap();
+    let o = run(&[], &["e3", "g6"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(err.contains("not a valid state file"), "{err}");
+    // Cut short.
+    std::fs::write(&state, &bytes[..mid]).unwrap();
+    let o = run(&[], &["e3", "g6"]);
+    assert_eq!(o.status.code(), Some(2));
+    // The store as the state file.
+    let o = Command::new(EXE)
+        .args(["prove", "--db"])
+        .arg(&db)
+        .args(["--executor", "threads", "--state"])
+        .arg(&db)
+        .args(["e3", "g6"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -46,7 +46,7 @@ enum Command {
     /// Count leaf positions of the move tree (move-generator test and timing).
     Perft(perft::PerftArgs),
     /// Prove a forced win for a line and store its solution tree.
-    Prove(prove::ProveArgs),
+    Prove(Box<prove::ProveArgs>),
     /// Certify a proof from the store or a win-tree file.
     Verify(verify::VerifyArgs),
     /// Write a stored proof as a Watkins win-tree file.
@@ -86,7 +86,7 @@ pub fn main() -> ExitCode {
 fn run_command(command: Command) -> anyhow::Result<u8> {
     match command {
         Command::Perft(args) => perft::run(args),
-        Command::Prove(args) => prove::run(args),
+        Command::Prove(args) => prove::run(*args),
         Command::Verify(args) => verify::run(args),
         Command::Export(args) => export::run(args),
         Command::Browse(args) => browse::run(args),

@@ -69,6 +69,9 @@ pub struct MasterConfig {
     /// Selection stays with a child within df-pn's margin of its best
     /// sibling (experimental).
     pub focus: bool,
+    /// Save the run state to a file (`prove --state`), see
+    /// [`super::state`].
+    pub state: Option<super::state::StateSave>,
 }
 
 /// How a master run ended.
@@ -437,6 +440,7 @@ pub fn run_master(
         m.write_error_status_file(why, t0);
     }
     flushed?;
+    m.save_state();
     result?;
     let root = m.top.root()?;
     m.report.root_pn = root.pn;
@@ -460,6 +464,30 @@ pub fn run_master(
 }
 
 impl Master<'_, '_> {
+    /// Saves the run state (`cfg.state`), saying on stderr what was saved
+    /// or why it could not be: a run goes on without its state file.
+    fn save_state(&mut self) {
+        let Some(s) = &self.cfg.state else {
+            return;
+        };
+        if let Err(e) = self.top.flush() {
+            eprintln!("antiproof: warning: run state not saved: {e}");
+            return;
+        }
+        match super::state::save(self.store, self.cfg.rules, &s.path, s.max_records) {
+            Ok(saved) => eprintln!(
+                "antiproof: run state saved to {}: {} top-tree nodes, {} of {} proven nodes' proofs ({} records), {} bytes",
+                s.path.display(),
+                saved.nodes,
+                saved.proofs_kept,
+                saved.proofs_kept + saved.proofs_left,
+                saved.records,
+                saved.bytes
+            ),
+            Err(e) => eprintln!("antiproof: warning: run state not saved: {e}"),
+        }
+    }
+
     /// The root's moves with their numbers and replies proven, best first
     /// (by proof number where the winner moves, else disproof number).
     fn root_moves(&self, root: &super::top::TopNode) -> Result<Vec<MoveFigure>, MasterError> {
@@ -612,6 +640,7 @@ impl Master<'_, '_> {
         let mut last_report = Instant::now();
         // The first status file once the first jobs are out.
         let mut last_status_file: Option<Instant> = None;
+        let mut last_state = Instant::now();
         loop {
             let mut took = false;
             for ended in exec.poll()? {
@@ -647,6 +676,15 @@ impl Master<'_, '_> {
                     last_status_file = Some(Instant::now());
                     self.write_status_file("running", None, status);
                 }
+            }
+            if self
+                .cfg
+                .state
+                .as_ref()
+                .is_some_and(|s| last_state.elapsed() >= s.every)
+            {
+                last_state = Instant::now();
+                self.save_state();
             }
             std::thread::sleep(Duration::from_millis(2));
         }

@@ -22,4 +22,5 @@ pub mod job;
 pub mod master;
 pub mod merge;
 pub mod run;
+pub mod state;
 pub mod top;

@@ -207,6 +207,12 @@ impl Header {
         v
     }
 
+    /// Reads a header value ([`super::state`] reads the one a state file
+    /// holds).
+    pub(super) fn from_value(b: &[u8]) -> Option<Header> {
+        Header::from_bytes(b)
+    }
+
     fn from_bytes(b: &[u8]) -> Option<Header> {
         if b.len() != 1 + KEY_LEN + 1 + 8 + 4 || b[0] != LAYOUT {
             return None;
@@ -222,6 +228,118 @@ impl Header {
             generation: u32::from_le_bytes(b[KEY_LEN + 10..].try_into().ok()?),
         })
     }
+}
+
+/// The root and winner of the top tree `store` holds under `rules`, if
+/// any.
+pub fn stored_root(store: &Store, rules: Rules) -> Result<Option<(Key, Color)>, StoreError> {
+    Ok(store
+        .top_get(rules, HEADER_ID)?
+        .and_then(|b| Header::from_bytes(&b))
+        .map(|h| (h.root, h.winner)))
+}
+
+/// Settles a top tree restored from a run-state file against `store`
+/// (see [`super::state`]): from the highest id down (children before
+/// their parents), an in-flight leaf becomes a frontier leaf, a proven
+/// leaf whose position has no record in the store a frontier leaf with
+/// mobility numbers, and every node with children gets its numbers and
+/// state from them again (a node proven so gets its record, written to
+/// the store). Returns how many proven nodes were reopened.
+pub(super) fn settle_restored(
+    store: &Store,
+    rules: Rules,
+    winner: Color,
+    nodes: &mut [(u64, TopNode)],
+) -> Result<u64, StoreError> {
+    nodes.sort_by_key(|(id, _)| std::cmp::Reverse(*id));
+    let index: HashMap<u64, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| (*id, i))
+        .collect();
+    let reader = store.reader()?;
+    let mut records = Vec::new();
+    let mut reopened = 0u64;
+    for i in 0..nodes.len() {
+        let mut n = nodes[i].1;
+        let pos = n.position();
+        let or = pos.turn() == winner;
+        if n.children == 0 {
+            match n.state {
+                State::InFlight => n.state = State::Frontier,
+                State::Proven
+                    if reader.get(rules, &n.key)?.is_none() && pos.outcome(rules).is_none() =>
+                {
+                    let m = pos.legal_moves().len().max(1) as u32;
+                    (n.pn, n.dn) = if or { (1, m) } else { (m, 1) };
+                    n.state = State::Frontier;
+                    reopened += 1;
+                }
+                _ => {}
+            }
+        } else if matches!(n.state, State::Inner | State::Proven) {
+            let was_proven = n.state == State::Proven;
+            let (mut pn, mut dn) = if or { (INF, 0) } else { (0, INF) };
+            let mut proven_move = None;
+            let mut size = 1u64;
+            for id in n.first_child..n.first_child + n.children as u64 {
+                let Some(&j) = index.get(&id) else {
+                    return Err(StoreError::Corrupt(format!(
+                        "top tree: node {id} is missing"
+                    )));
+                };
+                let c = nodes[j].1;
+                if or {
+                    pn = pn.min(c.pn);
+                    dn = add(dn, c.dn);
+                    if c.pn == 0 && proven_move.is_none() {
+                        proven_move = Some(c);
+                    }
+                } else {
+                    pn = add(pn, c.pn);
+                    dn = dn.min(c.dn);
+                }
+                if !or || c.pn == 0 {
+                    size = size.saturating_add(reader.get(rules, &c.key)?.map_or(1, |r| r.size));
+                }
+            }
+            (n.pn, n.dn) = (pn, dn);
+            n.state = if pn == 0 {
+                State::Proven
+            } else if dn == 0 {
+                State::Disproven
+            } else {
+                State::Inner
+            };
+            if was_proven && n.state != State::Proven {
+                reopened += 1;
+            }
+            if n.state == State::Proven && reader.get(rules, &n.key)?.is_none() {
+                let mv = proven_move.map_or(MoveCode::NONE, |c| MoveCode::from_raw(c.mv));
+                let size = if or {
+                    1 + proven_move
+                        .and_then(|c| reader.get(rules, &c.key).ok().flatten())
+                        .map_or(1, |r| r.size)
+                } else {
+                    size
+                };
+                records.push((
+                    n.key,
+                    Record {
+                        verdict: if or { Verdict::Win } else { Verdict::Loss },
+                        flags: 0,
+                        mv,
+                        size,
+                    },
+                ));
+            }
+        }
+        nodes[i].1 = n;
+    }
+    drop(reader);
+    store.put_batch(rules, &records)?;
+    Ok(reopened)
 }
 
 /// The top tree over a store, with a buffer of changes not yet committed.

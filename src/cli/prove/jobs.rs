@@ -95,6 +95,24 @@ pub(crate) struct ManyArgs {
     /// /dev/shm, so a job finds what earlier and concurrent jobs learnt).
     #[arg(long)]
     no_shared_table: bool,
+    /// Save the run state (the top tree with its numbers, what it proved
+    /// and disproved, and the proofs of its proven nodes up to
+    /// --state-records) to this zstd file every --state-every and when
+    /// the run stops; and, when the store holds no top tree of this line
+    /// (a fresh machine), restore it from this file first. Small (about
+    /// 5 MB at most): keep it in the repository, beside `proofs/`, which
+    /// `--known proofs/` loads back. docs/prove.md, "Runs that outlive
+    /// their machine".
+    #[arg(long, value_name = "FILE")]
+    state: Option<PathBuf>,
+    /// Time between two saves of --state (`10m`, `1h`).
+    #[arg(long, default_value = "5m", value_parser = crate::cli::values::limit, value_name = "TIME")]
+    state_every: Limit,
+    /// Records of proven nodes' proofs --state may hold (each proof whole
+    /// or not at all, smallest first; what does not fit is proven again
+    /// after a restore unless --known holds it).
+    #[arg(long, default_value_t = crate::jobs::state::DEFAULT_RECORDS, value_name = "N")]
+    state_records: usize,
     /// The worker command instead of this program's `job run` (another
     /// engine; the job file is its last argument).
     #[arg(long, hide = true, value_name = "COMMAND")]
@@ -189,6 +207,57 @@ fn count(s: &str) -> Result<u64, String> {
 }
 
 /// Runs `prove` with a job executor.
+/// `--state FILE` at the start: restores the file into the store when
+/// the store holds no top tree of this line and the file exists (a fresh
+/// machine), saying what it did on stderr.
+fn restore_state(
+    store: &Store,
+    rules: crate::rules::Rules,
+    path: &std::path::Path,
+    root: &crate::rules::Position,
+    winner: crate::rules::Color,
+) -> anyhow::Result<()> {
+    use crate::jobs::state;
+    if let Some((key, w)) = crate::jobs::top::stored_root(store, rules)?
+        && key == root.pack().0
+        && w == winner
+    {
+        eprintln!(
+            "antiproof: the store holds this line's top tree: resuming it ({} is not read, only written)",
+            path.display()
+        );
+        return Ok(());
+    }
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            eprintln!(
+                "antiproof: no run state at {} yet: a fresh search, saved there as it goes",
+                path.display()
+            );
+            return Ok(());
+        }
+        _ => {}
+    }
+    let st = state::read(path)?;
+    if st.rules != rules {
+        bail!(
+            "--state {}: the state of a search under {} rules, not {rules}",
+            path.display(),
+            st.rules
+        );
+    }
+    store.top_clear(rules)?;
+    let r = state::restore(store, path, &st, root, winner)?;
+    eprintln!(
+        "antiproof: run state restored from {}: {} top-tree nodes, {} records; {} proven nodes reopened (their proofs were not in the file nor in the store)",
+        path.display(),
+        r.nodes,
+        r.records,
+        r.reopened
+    );
+    Ok(())
+}
+
 pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     let many = &args.many;
     if args.ladder || args.obligations.is_some() {
@@ -244,6 +313,24 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     };
     let store = Store::open(&args.db)?;
     super::load_known(args, &store)?;
+    let state = match &many.state {
+        None => None,
+        Some(path) => {
+            let every = match many.state_every {
+                Limit::Time(d) => d,
+                Limit::Nodes(_) => bail!("--state-every takes a time (`5m`, `1h`)"),
+            };
+            if crate::fsutil::same_file(path, &args.db) {
+                bail!("--state {}: that is the store itself", path.display());
+            }
+            restore_state(&store, rules, path, &pos, winner)?;
+            Some(crate::jobs::state::StateSave {
+                path: path.clone(),
+                every,
+                max_records: many.state_records,
+            })
+        }
+    };
     let line = crate::rules::line_san(&start, &played);
     let cfg = MasterConfig {
         rules,
@@ -266,6 +353,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             .then(shared_table_path),
         in_process: many.executor == ExecutorKind::Threads,
         focus: many.job_focus,
+        state,
         // A job's start-up (a process, its table mapped) costs about a
         // search of tens of thousands of nodes; a thread's, little.
         min_nodes: match many.executor {

@@ -1,0 +1,479 @@
+//! Run state: what a job-level search knows, in a small file that
+//! outlives its machine (`prove --state FILE`).
+//!
+//! The store of a long run holds its top tree ([`super::top`]) and every
+//! record its jobs proved, and lives on one machine. The state file holds
+//! what the next session, on any machine, needs to go on:
+//!
+//! * the top tree whole, every node with its numbers and state (what was
+//!   proven and disproven, the budgets, the run generation);
+//! * the stored proofs of its proven nodes, each whole or not at all,
+//!   smallest first, up to a number of records ([`DEFAULT_RECORDS`]):
+//!   what did not fit is proven again after a restore (its node reopened
+//!   as a frontier leaf), unless a proof loaded as a known win
+//!   ([`crate::known`], `prove --known proofs/`) holds its position.
+//!
+//! It is written atomically (a temporary file renamed over the old), zstd
+//! compressed, and ends with a SHA-256 of what it holds, so a damaged or
+//! cut file is refused, never half read.
+//!
+//! Restoring ([`restore`]) writes the tree and records into a store that
+//! has no top tree of this root, then settles it against the store:
+//! a proven node whose position has no record there is reopened (a leaf
+//! as a frontier leaf with mobility numbers, an inner node as inner), an
+//! in-flight leaf becomes a frontier leaf, and every inner node's numbers
+//! are summed again from its children. The master then resumes it as it
+//! resumes a tree of its own store.
+//!
+//! # Layout (version 1), inside one zstd frame
+//!
+//! ```text
+//! magic   "antiproof-run-state\n"            20 bytes
+//! version u32 LE = 1
+//! rules   u8 (Rules::code)
+//! count   u64 LE: top-tree values (the header value included)
+//! values  count x (id u64 LE, len u16 LE, len bytes)
+//! count   u64 LE: records
+//! records count x (key 25 bytes, record 12 bytes)
+//! sha256  32 bytes of everything above
+//! ```
+
+use super::top::{HEADER_ID, State, TopNode};
+use crate::rules::{Position, Rules};
+use crate::store::{KEY_LEN, Key, RECORD_LEN, Record, Store, StoreError};
+use crate::stored::{Node, StoredProof};
+use sha2::{Digest, Sha256};
+use std::collections::HashSet;
+use std::fmt;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 20] = b"antiproof-run-state\n";
+const VERSION: u32 = 1;
+
+/// Records of proven nodes' proofs a state file holds by default: about
+/// 38 bytes each before compression, so some 5 MB compressed at most.
+pub const DEFAULT_RECORDS: usize = 400_000;
+
+/// A state file is refused past this size once decompressed (a tree of
+/// millions of nodes is far less).
+const MAX_BYTES: u64 = 1 << 30;
+
+/// What can go wrong saving or restoring a run's state.
+#[derive(Debug)]
+pub enum StateError {
+    /// The file could not be read or written.
+    Io(PathBuf, std::io::Error),
+    /// The file is not a state file of this layout, or is damaged.
+    Malformed(PathBuf, String),
+    /// The file is of another search than the command's.
+    Mismatch(PathBuf, String),
+    /// The store failed.
+    Store(StoreError),
+}
+
+impl fmt::Display for StateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StateError::Io(p, e) => write!(f, "run state {}: {e}", p.display()),
+            StateError::Malformed(p, why) => {
+                write!(
+                    f,
+                    "run state {}: not a valid state file: {why}",
+                    p.display()
+                )
+            }
+            StateError::Mismatch(p, why) => write!(f, "run state {}: {why}", p.display()),
+            StateError::Store(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for StateError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StateError::Io(_, e) => Some(e),
+            StateError::Store(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<StoreError> for StateError {
+    fn from(e: StoreError) -> StateError {
+        StateError::Store(e)
+    }
+}
+
+/// A run's state as read from a file or the store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunState {
+    /// The rule set of the search.
+    pub rules: Rules,
+    /// The top tree's values by id, the header's included, as the store
+    /// holds them.
+    pub values: Vec<(u64, Vec<u8>)>,
+    /// Records of the proven nodes' proofs.
+    pub records: Vec<(Key, Record)>,
+}
+
+/// What [`save`] wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Saved {
+    /// Top-tree nodes.
+    pub nodes: u64,
+    /// Proven nodes whose proofs went in whole.
+    pub proofs_kept: u64,
+    /// Proven nodes whose proofs did not fit (or did not close).
+    pub proofs_left: u64,
+    /// Records written.
+    pub records: u64,
+    /// Bytes of the file.
+    pub bytes: u64,
+}
+
+/// What [`restore`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Restored {
+    /// Top-tree nodes restored.
+    pub nodes: u64,
+    /// Records written to the store.
+    pub records: u64,
+    /// Proven nodes reopened: their positions have no record in the store.
+    pub reopened: u64,
+}
+
+/// Reads the top tree of `rules` from `store` and the proofs of its
+/// proven nodes (up to `max_records` records, each proof whole or not
+/// at all, smallest first).
+pub fn collect(
+    store: &Store,
+    rules: Rules,
+    max_records: usize,
+) -> Result<(RunState, Saved), StateError> {
+    let Some(header) = store.top_get(rules, HEADER_ID)? else {
+        return Err(StateError::Store(StoreError::Corrupt(
+            "the store holds no top tree to save".into(),
+        )));
+    };
+    let mut values = store.top_range(rules, 0, u64::MAX - 1)?;
+    values.push((HEADER_ID, header));
+    let nodes: Vec<(u64, TopNode)> = values
+        .iter()
+        .filter(|(id, _)| *id != HEADER_ID)
+        .filter_map(|(id, b)| TopNode::from_bytes(b).map(|n| (*id, n)))
+        .collect();
+    let proven: HashSet<u64> = nodes
+        .iter()
+        .filter(|(_, n)| n.state == State::Proven)
+        .map(|(id, _)| *id)
+        .collect();
+    // The highest proven nodes: their proofs hold those below.
+    let reader = store.reader()?;
+    let proof = StoredProof::new(&reader, rules);
+    let mut tops: Vec<(u64, TopNode)> = nodes
+        .iter()
+        .filter(|(id, n)| proven.contains(id) && !proven.contains(&n.parent))
+        .map(|&(_, n)| {
+            let size = reader
+                .get(rules, &n.key)
+                .ok()
+                .flatten()
+                .map_or(1, |r| r.size);
+            (size, n)
+        })
+        .collect();
+    tops.sort_by_key(|(size, _)| *size);
+    let mut seen: HashSet<Key> = HashSet::new();
+    let mut records: Vec<(Key, Record)> = Vec::new();
+    let (mut kept, mut left) = (0u64, 0u64);
+    for (_, n) in tops {
+        let mark = records.len();
+        let mut added: Vec<Key> = Vec::new();
+        let mut stack = vec![n.position()];
+        let mut closed = true;
+        while let Some(pos) = stack.pop() {
+            let key = pos.pack().0;
+            if seen.contains(&key) {
+                continue;
+            }
+            match proof.node(&pos)? {
+                Ok(Node::GameEnd(_)) => continue,
+                Ok(node @ (Node::Win { .. } | Node::Loss { .. })) => {
+                    let rec = *node.record().expect("a record");
+                    seen.insert(key);
+                    added.push(key);
+                    records.push((key, rec));
+                    stack.extend(node.moves(&pos).iter().map(|&m| pos.play(m)));
+                }
+                _ => {
+                    closed = false;
+                    break;
+                }
+            }
+            if records.len() > max_records {
+                closed = false;
+                break;
+            }
+        }
+        if closed {
+            kept += 1;
+        } else {
+            records.truncate(mark);
+            for k in added {
+                seen.remove(&k);
+            }
+            left += 1;
+        }
+    }
+    let saved = Saved {
+        nodes: nodes.len() as u64,
+        proofs_kept: kept,
+        proofs_left: left,
+        records: records.len() as u64,
+        bytes: 0,
+    };
+    Ok((
+        RunState {
+            rules,
+            values,
+            records,
+        },
+        saved,
+    ))
+}
+
+/// The file's bytes before compression.
+fn encode(state: &RunState) -> Vec<u8> {
+    let mut b = Vec::with_capacity(64 + state.values.len() * 80 + state.records.len() * 37);
+    b.extend_from_slice(MAGIC);
+    b.extend_from_slice(&VERSION.to_le_bytes());
+    b.push(state.rules.code());
+    b.extend_from_slice(&(state.values.len() as u64).to_le_bytes());
+    for (id, v) in &state.values {
+        b.extend_from_slice(&id.to_le_bytes());
+        b.extend_from_slice(&(v.len() as u16).to_le_bytes());
+        b.extend_from_slice(v);
+    }
+    b.extend_from_slice(&(state.records.len() as u64).to_le_bytes());
+    for (k, r) in &state.records {
+        b.extend_from_slice(k);
+        b.extend_from_slice(&r.to_bytes());
+    }
+    let digest = Sha256::digest(&b);
+    b.extend_from_slice(&digest);
+    b
+}
+
+/// Reads [`encode`]'s bytes.
+fn decode(b: &[u8]) -> Result<RunState, String> {
+    if b.len() < MAGIC.len() + 32 || &b[..MAGIC.len()] != MAGIC {
+        return Err("it does not begin with the state file's magic line".into());
+    }
+    let (body, digest) = b.split_at(b.len() - 32);
+    if Sha256::digest(body).as_slice() != digest {
+        return Err("its checksum does not match (damaged or cut short)".into());
+    }
+    let mut at = MAGIC.len();
+    let mut take = |n: usize| -> Result<&[u8], String> {
+        let s = body
+            .get(at..at + n)
+            .ok_or_else(|| format!("cut short at byte {at}"))?;
+        at += n;
+        Ok(s)
+    };
+    let version = u32::from_le_bytes(take(4)?.try_into().expect("4"));
+    if version != VERSION {
+        return Err(format!(
+            "layout version {version}, this build reads {VERSION}"
+        ));
+    }
+    let code = take(1)?[0];
+    let rules = Rules::from_code(code).ok_or_else(|| format!("rule-set code {code}"))?;
+    let n = u64::from_le_bytes(take(8)?.try_into().expect("8"));
+    let mut values = Vec::new();
+    for _ in 0..n {
+        let id = u64::from_le_bytes(take(8)?.try_into().expect("8"));
+        let len = u16::from_le_bytes(take(2)?.try_into().expect("2")) as usize;
+        values.push((id, take(len)?.to_vec()));
+    }
+    let n = u64::from_le_bytes(take(8)?.try_into().expect("8"));
+    let mut records = Vec::new();
+    for _ in 0..n {
+        let key: Key = take(KEY_LEN)?.try_into().expect("25");
+        let rec = Record::from_bytes(take(RECORD_LEN)?.try_into().expect("12"))
+            .map_err(|e| format!("a record: {e}"))?;
+        records.push((key, rec));
+    }
+    if at != body.len() {
+        return Err(format!("{} bytes after the records", body.len() - at));
+    }
+    Ok(RunState {
+        rules,
+        values,
+        records,
+    })
+}
+
+/// Saves the run state of `store`'s top tree under `rules` to `path`
+/// (atomically; see the module doc).
+pub fn save(
+    store: &Store,
+    rules: Rules,
+    path: &Path,
+    max_records: usize,
+) -> Result<Saved, StateError> {
+    let (state, mut saved) = collect(store, rules, max_records)?;
+    let compressed = zstd::bulk::compress(&encode(&state), 19)
+        .map_err(|e| StateError::Io(path.to_path_buf(), e))?;
+    crate::fsutil::write_atomic(path, |w| w.write_all(&compressed))
+        .map_err(|e| StateError::Io(path.to_path_buf(), e))?;
+    saved.bytes = compressed.len() as u64;
+    Ok(saved)
+}
+
+/// Reads a state file.
+pub fn read(path: &Path) -> Result<RunState, StateError> {
+    let io = |e| StateError::Io(path.to_path_buf(), e);
+    let file = crate::fsutil::open_regular(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    zstd::stream::read::Decoder::new(file)
+        .map_err(io)?
+        .take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| StateError::Malformed(path.to_path_buf(), format!("zstd: {e}")))?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(StateError::Malformed(
+            path.to_path_buf(),
+            format!("more than {MAX_BYTES} bytes once decompressed"),
+        ));
+    }
+    decode(&bytes).map_err(|why| StateError::Malformed(path.to_path_buf(), why))
+}
+
+/// The root key and winner a state's header names, if it has one.
+pub fn root_of(state: &RunState) -> Option<(Key, crate::rules::Color)> {
+    let (_, b) = state.values.iter().find(|(id, _)| *id == HEADER_ID)?;
+    super::top::Header::from_value(b).map(|h| (h.root, h.winner))
+}
+
+/// Writes `state` (read from `path`) into `store` as the top tree of
+/// `root` for `winner`, then settles it against the store's records (see
+/// the module doc). Refused when the state is of another search, or the
+/// store already holds a top tree under the rule set.
+pub fn restore(
+    store: &Store,
+    path: &Path,
+    state: &RunState,
+    root: &Position,
+    winner: crate::rules::Color,
+) -> Result<Restored, StateError> {
+    let mismatch = |why: String| StateError::Mismatch(path.to_path_buf(), why);
+    match root_of(state) {
+        None => {
+            return Err(StateError::Malformed(
+                path.to_path_buf(),
+                "no header".into(),
+            ));
+        }
+        Some((key, w)) if key != root.pack().0 || w != winner => {
+            let fen = Position::unpack(&crate::rules::PackedPosition(key))
+                .map(|p| p.to_fen())
+                .unwrap_or_else(|_| "?".into());
+            return Err(mismatch(format!(
+                "it is the state of a search for {} from {fen}, not of this one ({} from {})",
+                w.to_string().to_lowercase(),
+                winner.to_string().to_lowercase(),
+                root.to_fen()
+            )));
+        }
+        Some(_) => {}
+    }
+    if store.top_len(state.rules)? > 0 {
+        return Err(mismatch(format!(
+            "the store {} already holds a top tree under {} rules",
+            store.path().display(),
+            state.rules
+        )));
+    }
+    // The records first, then the tree with what they settle.
+    for chunk in state.records.chunks(100_000) {
+        let reader = store.reader()?;
+        let mut fresh = Vec::with_capacity(chunk.len());
+        for (k, r) in chunk {
+            if reader.get(state.rules, k)?.is_none() {
+                fresh.push((*k, *r));
+            }
+        }
+        drop(reader);
+        store.put_batch(state.rules, &fresh)?;
+    }
+    let mut nodes: Vec<(u64, TopNode)> = Vec::new();
+    let mut header = None;
+    for (id, b) in &state.values {
+        if *id == HEADER_ID {
+            header = Some(b.clone());
+            continue;
+        }
+        let n = TopNode::from_bytes(b)
+            .ok_or_else(|| StateError::Malformed(path.to_path_buf(), format!("node {id}")))?;
+        nodes.push((*id, n));
+    }
+    let reopened = super::top::settle_restored(store, state.rules, winner, &mut nodes)?;
+    let mut values: Vec<(u64, Vec<u8>)> = nodes.iter().map(|(id, n)| (*id, n.to_bytes())).collect();
+    values.push((HEADER_ID, header.expect("checked above")));
+    store.top_commit(state.rules, &values, &[])?;
+    Ok(Restored {
+        nodes: nodes.len() as u64,
+        records: state.records.len() as u64,
+        reopened,
+    })
+}
+
+/// Where and how often a master saves its run state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateSave {
+    /// The state file.
+    pub path: PathBuf,
+    /// Time between two saves while the run goes on (it is saved at the
+    /// end too, however the run stops short of a kill).
+    pub every: std::time::Duration,
+    /// Records of proven nodes' proofs it may hold.
+    pub max_records: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> RunState {
+        RunState {
+            rules: Rules::Fics,
+            values: vec![(0, vec![1, 2, 3]), (HEADER_ID, vec![9; 39])],
+            records: vec![(
+                [7; KEY_LEN],
+                Record {
+                    verdict: crate::store::Verdict::Win,
+                    flags: 0,
+                    mv: crate::vocab::MoveCode::from_raw(0x1234),
+                    size: 42,
+                },
+            )],
+        }
+    }
+
+    #[test]
+    fn the_layout_round_trips_and_any_changed_byte_is_refused() {
+        let s = sample();
+        let b = encode(&s);
+        assert_eq!(decode(&b).unwrap(), s);
+        for i in 0..b.len() {
+            let mut c = b.clone();
+            c[i] ^= 1;
+            assert!(decode(&c).is_err(), "byte {i} changed and read");
+        }
+        for n in 0..b.len() {
+            assert!(decode(&b[..n]).is_err(), "cut at {n} and read");
+        }
+    }
+}
