@@ -2,6 +2,7 @@
 //! `verify` / `export` commands end to end.
 
 mod common;
+mod data;
 
 use antiproof::check::{
     Reason, ReasonKind, Rules, TreeOptions, Verdict, check_store, check_tree, game,
@@ -23,15 +24,9 @@ fn shak(p: &Position) -> Antichess {
 /// cross-check positions and on random playouts (en passant included).
 #[test]
 fn packing_agrees_with_rules() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/testdata/crosscheck_positions.txt"
-    ))
-    .unwrap();
-    let mut positions: Vec<Position> = text
-        .lines()
-        .filter(|l| !l.starts_with('#') && l.contains('|'))
-        .map(|l| Position::from_fen(l.split('|').nth(1).unwrap().trim()).unwrap())
+    let mut positions: Vec<Position> = data::crosscheck_positions()
+        .into_iter()
+        .map(|(_, fen)| Position::from_fen(fen).unwrap())
         .collect();
     assert!(positions.len() > 30);
     let mut rng = Rng(0x1234_5678_9abc_def1);

@@ -1,4 +1,4 @@
-//! Proves the small rungs of ../shared/ladder.md through the library and
+//! Proves the small rungs of docs/ladder.md through the library and
 //! walks each stored proof with a plain walker.
 
 mod prove_common;

@@ -6,6 +6,7 @@
 //! the incremental Zobrist hash.
 
 mod common;
+mod data;
 
 use antiproof::rules::{Color, Outcome, Position, Rules};
 use common::Rng;
@@ -13,7 +14,6 @@ use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::variant::Antichess;
 use shakmaty::{CastlingMode, EnPassantMode, KnownOutcome, Position as _};
-use std::path::PathBuf;
 
 fn shakmaty_pos(fen: &str) -> Antichess {
     Fen::from_ascii(fen.as_bytes())
@@ -23,13 +23,9 @@ fn shakmaty_pos(fen: &str) -> Antichess {
 }
 
 fn start_fens() -> Vec<String> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/testdata/crosscheck_positions.txt");
-    let text = std::fs::read_to_string(p).unwrap();
-    let mut fens: Vec<String> = text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| l.split('|').nth(1).unwrap().trim().to_string())
+    let mut fens: Vec<String> = data::crosscheck_positions()
+        .into_iter()
+        .map(|(_, fen)| fen.to_string())
         .collect();
     fens.insert(0, Position::startpos().to_fen());
     fens
@@ -188,17 +184,14 @@ fn ten_million_positions_agree_with_shakmaty() {
 
 #[test]
 fn outcome_cases_file() {
-    // Rows of antichess_outcome_cases.tsv, with our documented choices on
-    // the DIVERGENCE rows.
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/testdata/antichess_outcome_cases.tsv");
-    let text = std::fs::read_to_string(p).unwrap();
+    // Rows of tests/data/outcomes.tsv, with our documented choices on the
+    // divergence rows.
     let mut rows = 0;
-    for line in text.lines() {
-        if line.starts_with('#') || line.starts_with("fen\t") || line.trim().is_empty() {
-            continue;
-        }
-        let fen = line.split('\t').next().unwrap();
+    for cols in data::rows(
+        data::OUTCOMES,
+        "fen\tlichess_scalachess\tshakmaty_0.30.1\tpython_chess_1.11.2\tdivergence",
+    ) {
+        let fen = cols[0];
         let pos = Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
         let got = pos.outcome(Rules::International);
         let expected = match fen {
@@ -217,7 +210,7 @@ fn outcome_cases_file() {
                 None
             }
             // Everything else goes on (including the lichess-only
-            // blocked-pawns draw, DIVERGENCE row 4).
+            // blocked-pawns draw, divergence row 4).
             _ => None,
         };
         assert_eq!(got, expected, "{fen}");

@@ -72,7 +72,7 @@ fn line_to_leaf(src: &dyn ProofSource) -> Vec<String> {
 
 #[test]
 fn proof_fixture_has_the_ladder_size() {
-    // shared/ladder.md: 1.e3 d5 has a 33-position proof.
+    // docs/ladder.md: 1.e3 d5 has a 33-position proof.
     assert_eq!(fixture().size, 33);
     let root = Position::startpos().play_line_str("e2e3 d7d5").unwrap().0;
     assert_eq!(fixture().records[&root.pack().0].size, 33);

@@ -39,8 +39,8 @@ pub struct ProveArgs {
     /// Print one JSON object instead of the text summary.
     #[arg(long)]
     json: bool,
-    /// Run the ladder benchmark (../shared/ladder.md) instead of one line,
-    /// each rung in a fresh temporary store.
+    /// Run the ladder benchmark (docs/ladder.md, compiled in) instead of
+    /// one line, each rung in a fresh temporary store.
     #[arg(long)]
     ladder: bool,
     /// With --ladder under other rules than international without the

@@ -24,8 +24,8 @@
 //!   squares of one colour the other side's bishops never reach.
 //!   Lichess's server also adjudicates some positions with opposite-coloured
 //!   bishops and mutually blocked pawns as draws; we do not (shakmaty does
-//!   not either): such a game goes on. This is the DIVERGENCE row 4 of
-//!   `shared/testdata/antichess_outcome_cases.tsv`.
+//!   not either): such a game goes on. This is the divergence row 4 of
+//!   `tests/data/outcomes.tsv`.
 //! * A position where the side *not* to move has no pieces cannot arise in
 //!   play (the last mover kept its pieces). Read from a FEN, we call it a
 //!   finished game won by the side without pieces, under every rule set.

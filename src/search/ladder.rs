@@ -1,4 +1,4 @@
-//! The ladder benchmark (../shared/ladder.md): lines of growing difficulty,
+//! The ladder benchmark (docs/ladder.md): lines of growing difficulty,
 //! each proven in a child process (`antiproof prove --json`, for a clean
 //! peak-memory figure) with a fresh store in a temporary directory, next to
 //! the anchor solver's figures. The command line prints the rows
@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::str::FromStr;
 
-/// One rung of ../shared/ladder.md with the anchor solver's figures: time
+/// One rung of docs/ladder.md with the anchor solver's figures: time
 /// and nodes from its first table, proof positions from its re-measured
 /// one (the only one with rungs 8 and 10).
 pub struct Rung {
@@ -23,7 +23,8 @@ pub struct Rung {
     pub anchor_proof: Option<u64>,
 }
 
-/// The rungs, numbered from 1.
+/// The rungs, numbered from 1: docs/ladder.md's, compiled in (checked
+/// against that file by a unit test).
 pub const LADDER: &[Rung] = &[
     Rung {
         line: "e3 d5",
@@ -251,5 +252,70 @@ mod tests {
                 .contains("from 1 to 13")
         );
         assert!("".parse::<Rungs>().is_err());
+    }
+
+    /// The rows of the markdown table of docs/ladder.md whose header row
+    /// is `header`, as cells, keyed by rung number.
+    fn table(doc: &str, header: &str) -> Vec<(u32, Vec<String>)> {
+        let rows = doc.lines().skip_while(|l| *l != header).skip(2);
+        let mut out = Vec::new();
+        for l in rows.take_while(|l| l.starts_with('|')) {
+            let cells: Vec<String> = l
+                .trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect();
+            if let Ok(n) = cells[0].parse() {
+                out.push((n, cells));
+            }
+        }
+        assert!(!out.is_empty(), "no table {header:?} in docs/ladder.md");
+        out
+    }
+
+    /// A figure as the doc writes it: `4,076,330`, `0.83` or `21.5 M`.
+    fn figure(cell: &str) -> Option<f64> {
+        let cell = cell.replace(',', "");
+        match cell.strip_suffix(" M") {
+            Some(m) => m.parse::<f64>().ok().map(|m| m * 1e6),
+            None => cell.parse().ok(),
+        }
+    }
+
+    #[test]
+    fn the_rungs_are_those_of_docs_ladder_md() {
+        let doc = include_str!("../../docs/ladder.md");
+        let rungs = table(doc, "| rung | line | winner | known first winning move |");
+        let first = table(
+            doc,
+            "| rung | line | time s | tree nodes | proof positions | peak memory |",
+        );
+        let again = table(
+            doc,
+            "| rung | line | tree nodes | proof positions | peak memory | time s |",
+        );
+        let cell = |t: &[(u32, Vec<String>)], n: u32, i: usize| {
+            t.iter()
+                .find(|(m, _)| *m == n)
+                .and_then(|(_, c)| figure(&c[i]))
+        };
+        for (i, rung) in LADDER.iter().enumerate() {
+            let n = i as u32 + 1;
+            let (_, cells) = rungs.iter().find(|(m, _)| *m == n).expect("rung");
+            // `1.e3 d5` -> `e3 d5`.
+            let line = cells[1].strip_prefix("1.").expect("a line from move 1");
+            assert_eq!(rung.line, line, "rung {n}");
+            assert_eq!(rung.anchor_s, cell(&first, n, 2), "rung {n} time");
+            assert_eq!(rung.anchor_nodes, cell(&first, n, 3), "rung {n} nodes");
+            let proof = cell(&again, n, 3).or(cell(&first, n, 4));
+            assert_eq!(rung.anchor_proof.map(|p| p as f64), proof, "rung {n} proof");
+        }
+        // The rungs after the last are several lines each.
+        for (n, c) in &rungs {
+            assert!(
+                *n as usize <= LADDER.len() || c[1].contains(','),
+                "rung {n} of docs/ladder.md is one line, missing from LADDER"
+            );
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Watkins win-tree files: a bounds-checked reader and a writer.
 //!
-//! The format (see `shared/watkins-format.md` and `docs/verify.md`) is the
+//! The format (see `docs/watkins-format.md` and `docs/verify.md`) is the
 //! one Mark Watkins published his antichess proofs in: a 6-byte root record
 //! (`u32 data0, u16 prolog_len`), a prolog of `prolog_len` move codes from
 //! the start position to the tree's root, `N - 1` node slots of 6 bytes
