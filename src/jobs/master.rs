@@ -215,6 +215,8 @@ pub struct Status {
     pub root_dn: u32,
     /// Records in the store.
     pub positions: u64,
+    /// Nodes of the jobs that came back so far, this run.
+    pub job_nodes: u64,
     /// Seconds so far.
     #[serde(rename = "elapsed_s")]
     pub elapsed: f64,
@@ -556,6 +558,7 @@ impl Master<'_, '_> {
             root_pn: root.pn,
             root_dn: root.dn,
             positions: self.store.len(self.cfg.rules)?,
+            job_nodes: self.report.each.iter().map(|e| e.nodes).sum(),
             elapsed: t0.elapsed().as_secs_f64(),
         })
     }
@@ -572,6 +575,7 @@ impl Master<'_, '_> {
             root_pn: self.report.root_pn,
             root_dn: self.report.root_dn,
             positions: 0,
+            job_nodes: self.report.each.iter().map(|e| e.nodes).sum(),
             elapsed: t0.elapsed().as_secs_f64(),
         });
         self.write_status_file("error", Some(why), status);
