@@ -732,3 +732,55 @@ fn known_wins_load_certified_files_only() {
     );
     assert_eq!(json(&o)["nodes"], 0);
 }
+
+/// A proof along a guide (`prove e3 d5 Qg4`) is carried back along the
+/// line's own moves: the store then proves 1.e3 d5 (White's move Qg4
+/// there), which verify certifies and export writes rooted after 1...d5;
+/// not further back (Black's other first replies are not proven).
+#[test]
+fn a_proof_along_a_guide_proves_the_line_before_it() {
+    let db = temp_db("guide");
+    let o = prove(&db, &["--winner", "white", "e3", "d5", "Qg4"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("white wins after e3 d5"),
+        "{}",
+        stderr(&o)
+    );
+    let v = antiproof()
+        .args(["verify", "--db"])
+        .arg(&db)
+        .args(["e3", "d5"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        v.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&v.stdout)
+    );
+    // 1.e3 alone is not proven (only one of Black's replies is).
+    let o = prove(
+        &db,
+        &["--json", "--winner", "white", "--limit", "1 nodes", "e3"],
+    );
+    assert_ne!(json(&o)["result"], "proven");
+    let tree = db.with_extension("tree");
+    let e = antiproof()
+        .args(["export", "--db"])
+        .arg(&db)
+        .arg("-o")
+        .arg(&tree)
+        .args(["e3", "d5"])
+        .output()
+        .unwrap();
+    assert_eq!(e.status.code(), Some(0), "{}", stderr(&e));
+    let v = antiproof()
+        .args(["verify", "--tree"])
+        .arg(&tree)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&v.stdout);
+    assert_eq!(v.status.code(), Some(0), "{out}");
+    assert!(out.contains("root line:   1. e3 d5\n"), "{out}");
+}

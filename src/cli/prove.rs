@@ -289,6 +289,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let warn = |w: &str| eprintln!("antiproof: warning: {w}");
     let finished = run::prove(job, progress, &warn)?;
     let (report, resumed) = (finished.report, finished.resumed);
+    if report.result == ProveResult::Proven {
+        store_line_back(&store, rule_set, &start, &played, winner)?;
+    }
     if show_progress {
         eprint!("\r{:80}\r", "");
     }
@@ -540,6 +543,32 @@ pub(super) fn load_known(args: &ProveArgs, store: &Store) -> anyhow::Result<()> 
         "antiproof: known wins: {loaded} of {} files certified and loaded under {rules}, {written} new records",
         files.len()
     );
+    Ok(())
+}
+
+/// After a proof, the line's own moves as stored proof as far back as
+/// they carry it (`crate::search::guide`), said on stderr when they do:
+/// `prove e3 c6 Bb5` proves 1.e3 c6 too.
+pub(super) fn store_line_back(
+    store: &Store,
+    rules: crate::vocab::RuleSet,
+    start: &Position,
+    played: &[Move],
+    winner: Color,
+) -> anyhow::Result<()> {
+    let back = crate::search::guide::store_line_back(store, rules, start, played, winner)?;
+    if back > 0 {
+        let line = crate::rules::line_san(start, &played[..played.len() - back]);
+        eprintln!(
+            "antiproof: the line's own moves carry the proof back: {} wins after {}",
+            winner.to_string().to_lowercase(),
+            if line.is_empty() {
+                "the start".to_string()
+            } else {
+                line.join(" ")
+            }
+        );
+    }
     Ok(())
 }
 

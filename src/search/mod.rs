@@ -34,6 +34,7 @@ mod config;
 mod dfpn;
 mod extract;
 mod frontier;
+pub mod guide;
 pub mod ladder;
 mod prover;
 mod report;

@@ -383,6 +383,9 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     if show {
         eprint!("\r\x1b[K");
     }
+    if report.result == MasterResult::Proven {
+        super::store_line_back(&store, args.rules.rule_set(), &start, &played, winner)?;
+    }
     let cpu = cpu_seconds();
     let result = report.result.name();
     let mut out = io::stdout().lock();
