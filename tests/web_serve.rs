@@ -247,11 +247,11 @@ fn the_page_for_people() {
     assert_eq!(h.matches("<rect x=").count(), 65, "64 squares and a frame");
     // The line so far, each move a link the script follows in place.
     assert!(
-        h.contains(r#"<a href="/browse?line=e2e3" data-line="e2e3">e3</a>"#),
+        h.contains(r#"<a href="/browse?line=e2e3" data-ply="1">e3</a>"#),
         "{h}"
     );
     assert!(
-        h.contains(r#"<a class="cur" href="/browse?line=e2e3,d7d5" data-line="e2e3,d7d5">d5</a>"#),
+        h.contains(r#"<a class="cur" href="/browse?line=e2e3,d7d5" data-ply="2">d5</a>"#),
         "{h}"
     );
     // The move table: a link one ply deeper with its size, marked, and
@@ -414,15 +414,23 @@ fn the_page_state_endpoint() {
     let a = get(s.addr, &format!("/api/line?line={long}"));
     assert_eq!(a.status, 400);
     assert!(a.body.contains("longer than 1024"), "{}", a.body);
-    // 1024 plies are answered.
-    let a = get(
-        s.addr,
-        &format!(
-            "/api/line?line={}",
-            vec!["g1f3,g8f6,f3g1,f6g8"; 256].join(",")
-        ),
-    );
+    // 1024 plies are answered, and the page stays linear in the line's
+    // length: a long line links its last 8 moves (each link holds its
+    // whole line), the others are followed by the script (data-ply).
+    let long = vec!["g1f3,g8f6,f3g1,f6g8"; 256].join(",");
+    let a = get(s.addr, &format!("/api/line?line={long}"));
     assert_eq!(a.status, 200, "{}", a.body);
+    let a = get(s.addr, &format!("/browse?line={long}"));
+    assert_eq!(a.status, 200);
+    assert!(a.body.len() < 200_000, "{} bytes", a.body.len());
+    let line = a
+        .body
+        .split(r#"<p class="line" id="line">"#)
+        .nth(1)
+        .unwrap();
+    let line = line.split("</p>").next().unwrap();
+    assert_eq!(line.matches("data-ply=").count(), 1025);
+    assert_eq!(line.matches("href=").count(), 1 + 8);
     let a = send(
         s.addr,
         "POST /api/line HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nConnection: close\r\n\r\ne2e3",
@@ -528,7 +536,7 @@ fn the_solved_openings_table_counts_the_files_served() {
     let st: serde_json::Value = serde_json::from_str(&get(s.addr, "/api/line").body).unwrap();
     assert_eq!(
         st["moves"][0]["table"]["text"],
-        "won; certified here: 1 of 20 replies"
+        "won; certified: 1 of 20 replies"
     );
     assert_eq!(st["moves"][0]["table"]["certified"], "partial");
     let st: serde_json::Value =
@@ -536,7 +544,7 @@ fn the_solved_openings_table_counts_the_files_served() {
     let missing = st["table"]["missing"].as_array().unwrap();
     assert_eq!(missing.len(), 19);
     assert!(!missing.contains(&"d5".into()));
-    assert_eq!(st["moves"][0]["table"]["text"], "won; certified here");
+    assert_eq!(st["moves"][0]["table"]["text"], "won; certified");
     let panel = st["panel"].as_str().unwrap();
     assert!(
         panel.contains("Replies not certified here yet (19):"),

@@ -230,25 +230,47 @@ pub fn page(st: &PageState, served: &Served) -> String {
     h
 }
 
+/// Lines up to this many plies link every move of the line.
+const LINKED_PLIES: usize = 100;
+/// A longer line links its last this many moves.
+const LAST_LINKED: usize = 8;
+
 /// The panel beside the board: the line, back and forward, what the proof
 /// says, the moves, the solved-openings table here.
 pub fn panel(st: &PageState) -> String {
     let uci = &st.line;
     let mut h = String::new();
-    // The line so far, each move a link to the position after it.
+    // The line so far, each move a link to the position after it (the
+    // script goes by `data-ply`). A link holds its whole line, so a long
+    // line links its last plies only, as the page without scripts reaches
+    // them: the page stays linear in the line's length.
     h.push_str("<p class=\"line\" id=\"line\">");
-    h.push_str(&line_link(&[], "", "start"));
+    h.push_str(&line_link(&[], " data-ply=\"0\"", "start"));
+    let linked = if uci.len() <= LINKED_PLIES {
+        0
+    } else {
+        uci.len() - LAST_LINKED
+    };
     for (i, san) in st.san.iter().enumerate() {
         if i % 2 == 0 {
             let _ = write!(h, " {}.", i / 2 + 1);
         }
-        let cls = if i + 1 == uci.len() {
+        let cur = if i + 1 == uci.len() {
             " class=\"cur\""
         } else {
             ""
         };
-        h.push(' ');
-        h.push_str(&line_link(&uci[..=i], cls, san));
+        if i >= linked {
+            let _ = write!(
+                h,
+                " <a{cur} href=\"{}\" data-ply=\"{}\">{}</a>",
+                esc(&link(&uci[..=i])),
+                i + 1,
+                esc(san)
+            );
+        } else {
+            let _ = write!(h, " <a data-ply=\"{}\">{}</a>", i + 1, esc(san));
+        }
     }
     h.push_str("</p><p class=\"nav\">");
     match uci.split_last() {
@@ -284,7 +306,7 @@ pub fn panel(st: &PageState) -> String {
              <th>leads to</th>",
         );
         if table.is_some() {
-            h.push_str("<th>solved-openings table</th>");
+            h.push_str("<th>solved-openings table: published; certified here</th>");
         }
         h.push_str("</tr></thead><tbody>");
         for m in &st.moves {

@@ -36,7 +36,8 @@ pub struct Entry {
     pub published: Published,
     /// What the files served certify.
     pub certified: Certainty,
-    /// Both in words: `won; certified here: 12 of 20 replies`.
+    /// Both in words: `won; certified: 12 of 20 replies` (certified by
+    /// the files served).
     pub text: String,
 }
 
@@ -72,13 +73,21 @@ impl Default for Solved {
     }
 }
 
-/// "all six rule sets", or their names.
+/// "all 6 rule sets", or their names.
 fn rule_sets(list: &[String]) -> String {
     if list.len() == RuleSet::ALL.len() {
-        "all six rule sets".into()
+        format!("all {} rule sets", list.len())
     } else {
         list.join(", ")
     }
+}
+
+/// `White` for `white`.
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
 }
 
 impl Solved {
@@ -151,9 +160,9 @@ impl Solved {
                     "{}; {}",
                     row.published.name(),
                     if certified == Certainty::Proven {
-                        "certified here"
+                        "certified"
                     } else {
-                        "not certified here"
+                        "not certified"
                     }
                 );
                 Entry {
@@ -186,8 +195,8 @@ impl Solved {
                     (
                         Certainty::Proven,
                         format!(
-                            "certified here: {} wins ({})",
-                            p.winner.as_deref().unwrap_or("?"),
+                            "certified: {} wins ({})",
+                            capitalized(p.winner.as_deref().unwrap_or("?")),
                             rule_sets(&p.proven_under)
                         ),
                     )
@@ -203,12 +212,12 @@ impl Solved {
                             Certainty::None
                         },
                         format!(
-                            "certified here: {} of {} replies{after}",
+                            "certified: {} of {} replies{after}",
                             p.replies_proven, p.replies
                         ),
                     )
                 } else {
-                    (Certainty::None, "not certified here".to_string())
+                    (Certainty::None, "not certified".to_string())
                 };
                 Entry {
                     san: r.san.clone(),
@@ -278,10 +287,17 @@ mod tests {
         let e3 = start.entry("e2e3").unwrap();
         assert_eq!(e3.published, Published::Won);
         assert_eq!(e3.certified, Certainty::Partial);
-        assert_eq!(e3.text, "won; certified here: 2 of 20 replies");
+        assert_eq!(e3.text, "won; certified: 2 of 20 replies");
         let c4 = start.entry("c2c4").unwrap();
-        assert_eq!(c4.text, "open; not certified here");
+        assert_eq!(c4.text, "open; not certified");
         assert_eq!(start.entry("h2h4").unwrap().published, Published::Lost);
+        // A move proven whole names its winner.
+        let h4 = Solved::new(&[cert("h4", "black", true)]);
+        let h4 = at(&h4, &[]).unwrap();
+        assert_eq!(
+            h4.entry("h2h4").unwrap().text,
+            "lost; certified: Black wins (international)"
+        );
 
         let after = at(&solved, &["e3"]).unwrap();
         assert_eq!(after.heading, "1.e3 in the solved-openings table");
@@ -291,7 +307,7 @@ mod tests {
         assert!(!after.missing.contains(&"d5".to_string()));
         assert_eq!(after.entry("d7d5").unwrap().certified, Certainty::Proven);
         assert_eq!(after.entry("e7e5").unwrap().certified, Certainty::None);
-        assert_eq!(after.entry("e7e5").unwrap().text, "won; not certified here");
+        assert_eq!(after.entry("e7e5").unwrap().text, "won; not certified");
 
         assert!(at(&solved, &["e3", "d5"]).is_none());
         // No certificate of 1.d4: nothing to count after it.

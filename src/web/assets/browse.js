@@ -11,8 +11,10 @@ let state = JSON.parse($('state').textContent);
 state.panel = panel.innerHTML;
 // The furthest line visited along the current one: Right and End follow it.
 let path = state.line.slice();
-// Answers to older requests are dropped (keys pressed quickly).
+// Answers to older requests are dropped (keys pressed quickly); `want` is
+// the line last asked for, which the keys step from until it is shown.
 let asked = 0;
+let want = null;
 
 const lineUrl = (line) => (line.length ? '/browse?line=' + line.join(',') : '/browse');
 const isPrefix = (a, b) => a.length <= b.length && a.every((m, i) => m === b[i]);
@@ -58,6 +60,7 @@ function say(text) {
 // Shows `line` (UCI moves); `push`: a new history entry.
 async function go(line, push = true) {
   const mine = ++asked;
+  want = line;
   let st;
   try {
     const r = await fetch('/api/line?line=' + encodeURIComponent(line.join(',')));
@@ -65,15 +68,19 @@ async function go(line, push = true) {
     if (!r.ok) throw new Error(st.error || r.status);
   } catch (e) {
     if (mine === asked) {
+      want = null;
       say('could not show the line: ' + e.message);
       show(state); // the board back where it was
     }
     return;
   }
   if (mine !== asked) return;
+  want = null;
   say('');
   if (!isPrefix(st.line, path)) path = st.line.slice();
-  if (push) history.pushState({ line: st.line }, '', lineUrl(st.line));
+  // (The line shown already, asked again: no second history entry.)
+  const same = history.state && String(history.state.line) === String(st.line);
+  if (push && !same) history.pushState({ line: st.line }, '', lineUrl(st.line));
   show(st);
 }
 
@@ -90,7 +97,7 @@ function onBoardMove(orig, dest) {
   // A promotion: one button a piece (antichess promotes to a king too).
   const names = { q: 'queen', r: 'rook', b: 'bishop', n: 'knight', k: 'king' };
   const box = $('promote');
-  box.replaceChildren();
+  box.replaceChildren('promote to: ');
   for (const u of options) {
     const b = document.createElement('button');
     b.type = 'button';
@@ -113,13 +120,14 @@ function onBoardMove(orig, dest) {
 }
 
 function step(key) {
-  const line = state.line;
+  const line = want || state.line;
   if (key === 'ArrowLeft') return line.length ? line.slice(0, -1) : null;
   if (key === 'Home') return line.length ? [] : null;
   if (key === 'End') return path.length > line.length ? path.slice() : null;
   if (key === 'ArrowRight') {
-    if (path.length > line.length) return path.slice(0, line.length + 1);
-    return state.forward ? line.concat([state.forward]) : null;
+    if (isPrefix(line, path) && path.length > line.length) return path.slice(0, line.length + 1);
+    // Past the line: the proof's move, once this position is shown.
+    return state.forward && !want ? line.concat([state.forward]) : null;
   }
   return null;
 }
@@ -134,12 +142,14 @@ document.addEventListener('keydown', (e) => {
   go(line);
 });
 
-// Links of the panel (moves, the line, back and forward) stay on the page.
+// Links of the panel stay on the page: moves of the line (data-ply: the
+// line's first plies), moves and back and forward (data-line).
 document.addEventListener('click', (e) => {
-  const a = e.target.closest && e.target.closest('a[data-line]');
+  const a = e.target.closest && e.target.closest('a[data-line], a[data-ply]');
   if (!a || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
   e.preventDefault();
-  go(a.dataset.line ? a.dataset.line.split(',') : []);
+  if (a.dataset.ply !== undefined) go(state.line.slice(0, Number(a.dataset.ply)));
+  else go(a.dataset.line ? a.dataset.line.split(',') : []);
 });
 
 window.addEventListener('popstate', (e) => {
