@@ -229,59 +229,344 @@ fn bad_input_gets_400_and_limits_hold() {
 #[test]
 fn the_page_for_people() {
     let s = start(&[]);
-    let a = get(s.addr, "/browse?moves=e2e3,d7d5");
+    let a = get(s.addr, "/browse?line=e2e3,d7d5");
     assert_eq!(a.status, 200);
     assert!(a.headers.contains("text/html"), "{}", a.headers);
+    // Nothing but the server's own files may load.
+    assert!(
+        a.headers
+            .contains("Content-Security-Policy: default-src 'none'; script-src 'self';"),
+        "{}",
+        a.headers
+    );
     let h = &a.body;
     assert!(h.starts_with("<!DOCTYPE html>"));
-    assert!(h.contains("<svg"), "board drawn in SVG");
+    // The board: chessground mounts on #board; without scripts an SVG
+    // drawing stands there.
+    assert!(h.contains(r#"<div id="board"><svg"#), "{h}");
     assert_eq!(h.matches("<rect x=").count(), 65, "64 squares and a frame");
-    // The line so far, each move a link.
-    assert!(h.contains(r#"<a href="/browse?moves=e2e3">e3</a>"#), "{h}");
+    // The line so far, each move a link the script follows in place.
     assert!(
-        h.contains(r#"<a class="cur" href="/browse?moves=e2e3,d7d5">d5</a>"#),
+        h.contains(r#"<a href="/browse?line=e2e3" data-ply="1">e3</a>"#),
         "{h}"
     );
-    // The move table: a link one ply deeper with its size, marked.
     assert!(
-        h.contains(r#"<a href="/browse?moves=e2e3,d7d5,d1g4">Qg4</a>"#),
+        h.contains(r#"<a class="cur" href="/browse?line=e2e3,d7d5" data-ply="2">d5</a>"#),
+        "{h}"
+    );
+    // The move table: a link one ply deeper with its size, marked, and
+    // what it leads to.
+    assert!(
+        h.contains(r#"<tr class="win" data-uci="d1g4"><td><a href="/browse?line=e2e3,d7d5,d1g4" data-line="e2e3,d7d5,d1g4">Qg4</a> &#9733;</td>"#),
         "{h}"
     );
     assert!(h.contains("<td class=\"n\">32</td>"), "{h}");
+    assert!(h.contains("<td class=\"leads-proven\">proven</td>"), "{h}");
     assert!(h.contains("win for White"), "{h}");
     // Back and forward.
     assert!(
-        h.contains(r#"<a href="/browse?moves=e2e3" rel="prev">"#),
+        h.contains(r#"<a rel="prev" href="/browse?line=e2e3" data-line="e2e3">"#),
         "{h}"
     );
     assert!(
-        h.contains(r#"<a href="/browse?moves=e2e3,d7d5,d1g4" rel="next">"#),
+        h.contains(
+            r#"<a rel="next" href="/browse?line=e2e3,d7d5,d1g4" data-line="e2e3,d7d5,d1g4">"#
+        ),
         "{h}"
     );
-    // Nothing from anywhere else: no scripts, no links, no images, no
-    // fonts; the only URL is the SVG namespace name.
-    for bad in ["<script", "<link", "<img", "@import", "url(", "src="] {
+    // The tools and the lichess link at this position.
+    assert!(h.contains(r#"<button type="button" id="flip">"#), "{h}");
+    assert!(h.contains(r#"<button type="button" id="copy-fen">"#), "{h}");
+    assert!(
+        h.contains(r#"href="https://lichess.org/analysis/antichess/rnbqkbnr/ppp1pppp/8/3p4/8/4P3/PPPP1PPP/RNBQKBNR_w_-_-_0_2""#),
+        "{h}"
+    );
+    // Every file it loads is the server's own (/assets/), and every one
+    // of them is served.
+    let mut loads = Vec::new();
+    for attr in ["src=\"", "<link rel=\"stylesheet\" href=\""] {
+        for part in h.split(attr).skip(1) {
+            loads.push(part.split('"').next().unwrap().to_string());
+        }
+    }
+    // (browse.js imports /assets/chessground.min.js itself.)
+    assert_eq!(loads.len(), 5, "{loads:?}");
+    for l in &loads {
+        assert!(l.starts_with("/assets/"), "{l}");
+        assert_eq!(get(s.addr, l).status, 200, "{l}");
+    }
+    for bad in ["@import", "url(", "<img", "<iframe"] {
         assert!(!h.contains(bad), "{bad}");
     }
-    // (The page names the proof file, whose path may say "http".)
+    // The only absolute URLs: the lichess link and the SVG namespace name
+    // (the page names the proof file, whose path may say "http").
     let h_no_path = h.replace(&tree().display().to_string(), "");
-    assert_eq!(h_no_path.matches("http").count(), 1, "{h}");
-    // `/` for a browser is the page; for a program, JSON.
+    for (i, _) in h_no_path.match_indices("http") {
+        let at = &h_no_path[i..];
+        assert!(
+            at.starts_with("http://www.w3.org/2000/svg\"")
+                || at.starts_with("https://lichess.org/analysis/antichess/"),
+            "{}",
+            &at[..at.len().min(80)]
+        );
+    }
+    // The state the script starts from is embedded, and parses.
+    let json = h
+        .split(r#"<script type="application/json" id="state">"#)
+        .nth(1)
+        .and_then(|r| r.split("</script>").next())
+        .unwrap();
+    let st: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert_eq!(st["line"], serde_json::json!(["e2e3", "d7d5"]));
+    assert_eq!(st["forward"], "d1g4");
+    // The header and footer name the one file served.
+    assert!(h.contains(&format!("win-tree file {}", tree().display())));
+    // The former parameter name still works; `/` for a browser is the
+    // page; for a program, JSON.
+    let a = get(s.addr, "/browse?moves=e2e3,d7d5");
+    assert!(a.body.contains("<td class=\"n\">32</td>"));
     let a = send(
         s.addr,
         "GET / HTTP/1.1\r\nAccept: text/html,application/xhtml+xml,*/*;q=0.8\r\nConnection: close\r\n\r\n",
     );
-    assert!(a.headers.contains("text/html") && a.body.contains("<svg"));
+    assert!(a.headers.contains("text/html") && a.body.contains(r#"<div id="board">"#));
     // Off the proof and a bad move.
-    let a = get(s.addr, "/browse?moves=e2e4");
+    let a = get(s.addr, "/browse?line=e2e4");
     assert!(a.body.contains("not in the proof"));
-    let a = get(s.addr, "/browse?moves=e2e5");
+    let a = get(s.addr, "/browse?line=e2e3,e7e4,d1g4");
     assert_eq!(a.status, 400);
-    assert!(a.body.contains("ply 1"), "{}", a.body);
+    assert!(a.body.contains("ply 2"), "{}", a.body);
+    // ... with a way back to the moves before it.
+    assert!(
+        a.body
+            .contains(r#"<a href="/browse?line=e2e3">the line before the bad move</a>"#)
+    );
     // Text is escaped.
-    let a = get(s.addr, "/browse?moves=%3Cb%3E");
+    let a = get(s.addr, "/browse?line=%3Cb%3E");
     assert_eq!(a.status, 400);
-    assert!(!a.body.contains("<b>") && a.body.contains("&lt;b&gt;"));
+    assert!(!a.body.contains("\"<b>") && a.body.contains("&quot;&lt;b&gt;"));
+    let a = get(s.addr, "/browse?line=e3,%22%3E%3Cscript%3E");
+    assert_eq!(a.status, 400);
+    assert!(!a.body.contains("\"><script>"), "{}", a.body);
+}
+
+/// `/api/line`: the page's state at a line, as JSON.
+#[test]
+fn the_page_state_endpoint() {
+    let s = start(&[]);
+    let a = get(s.addr, "/api/line?line=e2e3,d7d5");
+    assert_eq!(a.status, 200);
+    assert!(a.headers.contains("application/json"), "{}", a.headers);
+    let st: serde_json::Value = serde_json::from_str(&a.body).unwrap();
+    assert_eq!(st["line"], serde_json::json!(["e2e3", "d7d5"]));
+    assert_eq!(st["san"], serde_json::json!(["e3", "d5"]));
+    assert_eq!(st["turn"], "white");
+    assert_eq!(st["last_move"], serde_json::json!(["d7", "d5"]));
+    assert_eq!(st["status"], "win-white");
+    assert_eq!(
+        st["moves"],
+        serde_json::json!([{"uci": "d1g4", "san": "Qg4", "nodes": 32,
+            "winning": true, "leads": "proven", "table": null}])
+    );
+    assert_eq!(st["forward"], "d1g4");
+    // The legal moves, not only the proof's: the board plays them all.
+    let legal = st["legal"].as_array().unwrap();
+    assert_eq!(legal.len(), 30, "{legal:?}");
+    assert!(legal.contains(&"e3e4".into()));
+    assert!(st["panel"].as_str().unwrap().contains(r#"id="status""#));
+    // Agrees with the lichess-shape endpoint.
+    assert_eq!(get(s.addr, "/?moves=e2e3,d7d5").body, ROOT);
+    // The start: White's 20 first moves in the table, 1.e3 toward the proof.
+    let st: serde_json::Value = serde_json::from_str(&get(s.addr, "/api/line").body).unwrap();
+    assert_eq!(st["moves"][0]["leads"], "toward");
+    assert_eq!(st["moves"][0]["table"]["published"], "won");
+    assert_eq!(st["table"]["entries"].as_array().unwrap().len(), 20);
+    // The last moves of the proof lead to finished games.
+    let st: serde_json::Value =
+        serde_json::from_str(&get(s.addr, "/api/line?moves=e2e3,d7d5,d1g4").body).unwrap();
+    let leads: Vec<&str> = st["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["leads"].as_str().unwrap())
+        .collect();
+    assert!(
+        !leads.is_empty() && leads.iter().all(|l| *l == "proven"),
+        "{leads:?}"
+    );
+    // Off the proof: the board still plays.
+    let st: serde_json::Value =
+        serde_json::from_str(&get(s.addr, "/api/line?line=e2e4").body).unwrap();
+    assert_eq!(st["status"], "off");
+    assert_eq!(st["legal"].as_array().unwrap().len(), 20);
+    // Bad lines: 400 with the error named, as JSON.
+    for (q, says) in [
+        ("e2e5", "ply 1"),
+        ("e2e3,e7e4", "ply 2"),
+        ("e2e3,0000", "null move"),
+        ("%FF", "percent-encoding"),
+    ] {
+        let a = get(s.addr, &format!("/api/line?line={q}"));
+        assert_eq!(a.status, 400, "{q}");
+        assert!(a.body.contains(says), "{q}: {}", a.body);
+    }
+    let long = vec!["g1f3,f3g1"; 513].join(",");
+    let a = get(s.addr, &format!("/api/line?line={long}"));
+    assert_eq!(a.status, 400);
+    assert!(a.body.contains("longer than 1024"), "{}", a.body);
+    // 1024 plies are answered, and the page stays linear in the line's
+    // length: a long line links its last 8 moves (each link holds its
+    // whole line), the others are followed by the script (data-ply).
+    let long = vec!["g1f3,g8f6,f3g1,f6g8"; 256].join(",");
+    let a = get(s.addr, &format!("/api/line?line={long}"));
+    assert_eq!(a.status, 200, "{}", a.body);
+    let a = get(s.addr, &format!("/browse?line={long}"));
+    assert_eq!(a.status, 200);
+    assert!(a.body.len() < 200_000, "{} bytes", a.body.len());
+    let line = a
+        .body
+        .split(r#"<p class="line" id="line">"#)
+        .nth(1)
+        .unwrap();
+    let line = line.split("</p>").next().unwrap();
+    assert_eq!(line.matches("data-ply=").count(), 1025);
+    assert_eq!(line.matches("href=").count(), 1 + 8);
+    let a = send(
+        s.addr,
+        "POST /api/line HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nConnection: close\r\n\r\ne2e3",
+    );
+    assert_eq!(a.status, 405);
+}
+
+/// The page's files, compiled in: the same bytes as in the repository.
+#[test]
+fn the_assets_are_served() {
+    let s = start(&[]);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/web/assets");
+    for (name, file, kind) in [
+        (
+            "chessground.min.js",
+            "chessground/chessground.min.js",
+            "text/javascript",
+        ),
+        (
+            "chessground.base.css",
+            "chessground/chessground.base.css",
+            "text/css",
+        ),
+        (
+            "chessground.brown.css",
+            "chessground/chessground.brown.css",
+            "text/css",
+        ),
+        (
+            "chessground.cburnett.css",
+            "chessground/chessground.cburnett.css",
+            "text/css",
+        ),
+        (
+            "chessground.LICENSE.txt",
+            "chessground/LICENSE",
+            "text/plain",
+        ),
+        ("browse.js", "browse.js", "text/javascript"),
+        ("browse.css", "browse.css", "text/css"),
+    ] {
+        let a = get(s.addr, &format!("/assets/{name}"));
+        assert_eq!(a.status, 200, "{name}");
+        assert!(
+            a.headers.contains(&format!("Content-Type: {kind}")),
+            "{}",
+            a.headers
+        );
+        assert_eq!(
+            a.body,
+            std::fs::read_to_string(dir.join(file)).unwrap(),
+            "{name}"
+        );
+    }
+    for bad in [
+        "/assets/",
+        "/assets/nope.js",
+        "/assets/../Cargo.toml",
+        "/assets/%2e%2e/Cargo.toml",
+    ] {
+        assert_eq!(get(s.addr, bad).status, 404, "{bad}");
+    }
+}
+
+/// With a verified certificate among the files served, the table counts
+/// it: at the start 1.e3 has 1 of its 20 replies certified; after 1.e3
+/// the 19 others are listed. The header counts the two files served.
+#[test]
+fn the_solved_openings_table_counts_the_files_served() {
+    let dir = common::temp_dir("web-serve-table");
+    std::fs::copy(tree(), dir.join("e3-d5.tree")).unwrap();
+    std::fs::copy(tree(), dir.join("e3-d5-copy.tree")).unwrap();
+    std::fs::write(
+        dir.join("e3-d5.json"),
+        r#"{"line": "e3 d5", "winner": "white", "verified": true}"#,
+    )
+    .unwrap();
+    // A sidecar that is not JSON: that file counts as not certified.
+    std::fs::write(dir.join("e3-d5-copy.json"), "{ not json").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .arg("serve")
+        .arg("--proofs")
+        .arg(&dir)
+        .args(["--addr", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut addr = None;
+    for _ in 0..4 {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        if let Some(rest) = line.strip_prefix("listening on http://") {
+            addr = Some(rest.split('/').next().unwrap().parse().unwrap());
+            break;
+        }
+    }
+    let s = Server {
+        child,
+        addr: addr.expect("serve printed its address"),
+    };
+    let st: serde_json::Value = serde_json::from_str(&get(s.addr, "/api/line").body).unwrap();
+    assert_eq!(
+        st["moves"][0]["table"]["text"],
+        "won; certified: 1 of 20 replies"
+    );
+    assert_eq!(st["moves"][0]["table"]["certified"], "partial");
+    let st: serde_json::Value =
+        serde_json::from_str(&get(s.addr, "/api/line?line=e2e3").body).unwrap();
+    let missing = st["table"]["missing"].as_array().unwrap();
+    assert_eq!(missing.len(), 19);
+    assert!(!missing.contains(&"d5".into()));
+    assert_eq!(st["moves"][0]["table"]["text"], "won; certified");
+    let panel = st["panel"].as_str().unwrap();
+    assert!(
+        panel.contains("Replies not certified here yet (19):"),
+        "{panel}"
+    );
+    let page = get(s.addr, "/browse").body;
+    let label = format!("2 win-tree files in {}/", dir.display());
+    assert!(
+        page.contains(&format!(
+            "<header><b>antiproof</b> proof browser &middot; {label}"
+        )),
+        "{page}"
+    );
+    assert!(
+        page.contains("solved-openings table over 1 certificate of the files served"),
+        "{page}"
+    );
+    assert!(
+        !page.contains("e3-d5-copy.tree"),
+        "names counted, not listed"
+    );
+    drop(s);
 }
 
 /// 50 idle connections and 20 that trickle a header byte a second are held

@@ -45,8 +45,9 @@ fn sidecar_winner(tree: &Path) -> Option<Color> {
 }
 
 impl SourceArgs {
-    /// Opens the proofs named (or `proofs/*.tree`).
-    pub fn open(&self) -> anyhow::Result<Box<dyn ProofSource>> {
+    /// The win-tree files read: those of `--tree`, else (without `--db`)
+    /// those of `--proofs`.
+    pub fn tree_files(&self) -> anyhow::Result<Vec<PathBuf>> {
         let mut trees = self.tree.clone();
         if trees.is_empty() && self.db.is_empty() {
             let dir = &self.proofs;
@@ -61,6 +62,12 @@ impl SourceArgs {
                 );
             }
         }
+        Ok(trees)
+    }
+
+    /// Opens the proofs named (or `proofs/*.tree`).
+    pub fn open(&self) -> anyhow::Result<Box<dyn ProofSource>> {
+        let trees = self.tree_files()?;
         let mut sources: Vec<Box<dyn ProofSource>> = Vec::new();
         for t in &trees {
             let winner = self.winner.or_else(|| sidecar_winner(t));

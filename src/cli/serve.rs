@@ -41,7 +41,15 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
     let source = args.source.open()?;
     let name = source.name();
-    let app = Arc::new(App::new(source, args.source.rules.stalemate()));
+    let (app, warnings) = App::new(source, args.source.rules.stalemate()).with_files(
+        &args.source.tree_files()?,
+        &args.source.db,
+        &args.source.rules.rule_set().describe(),
+    );
+    for w in warnings {
+        eprintln!("antiproof serve: warning: {w}");
+    }
+    let app = Arc::new(app);
     let limits = Limits {
         // The ranges above keep these small.
         threads: args.threads,

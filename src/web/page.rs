@@ -1,9 +1,16 @@
-//! The page for people: one self-contained HTML document per line (inline
-//! CSS and SVG, no script, nothing fetched from anywhere).
+//! The page for people: the HTML of a line. The board is lichess's
+//! chessground in `#board` (the page's script, `assets/browse.js`, mounts
+//! it; without scripts an SVG drawing of the position stands there); the
+//! panel beside it (the line, what the proof says, the moves with their
+//! sizes and what they lead to, the solved-openings table) is drawn here,
+//! for the first answer and for each later one (`/api/line`). Every file
+//! the page loads is served by `serve` itself ([`super::assets`]).
 
 use super::http::percent_encode;
-use super::view::{NodeView, group, name};
-use crate::rules::{Color, Role, Square};
+use super::state::PageState;
+use super::view::group;
+use crate::openings::Published;
+use crate::rules::{Color, Position, Role, Square};
 use std::fmt::Write as _;
 
 /// Escapes text for HTML.
@@ -27,8 +34,19 @@ pub fn link(line: &[String]) -> String {
     if line.is_empty() {
         "/browse".into()
     } else {
-        format!("/browse?moves={}", percent_encode(&line.join(",")))
+        format!("/browse?line={}", percent_encode(&line.join(",")))
     }
+}
+
+/// A link to a line's page that the page's script follows in place
+/// (`data-line`), escaped for HTML.
+fn line_link(line: &[String], attrs: &str, text: &str) -> String {
+    format!(
+        "<a{attrs} href=\"{}\" data-line=\"{}\">{}</a>",
+        esc(&link(line)),
+        esc(&line.join(",")),
+        esc(text)
+    )
 }
 
 const SQ: u32 = 56;
@@ -77,8 +95,8 @@ fn piece_svg(role: Role, color: Color, x: u32, y: u32) -> String {
 }
 
 /// The board as an SVG drawing, White at the bottom; the last move's
-/// squares are tinted.
-pub fn board_svg(view: &NodeView) -> String {
+/// squares (from, to) are tinted.
+pub fn board_svg(pos: &Position, last: Option<(Square, Square)>) -> String {
     let size = SQ * 8 + 2 * MARGIN;
     let mut s = String::new();
     let _ = write!(
@@ -89,7 +107,6 @@ pub fn board_svg(view: &NodeView) -> String {
         s,
         r##"<rect x="0" y="0" width="{size}" height="{size}" fill="#5b4a3a"/>"##
     );
-    let last = view.line.last().map(|m| (m.from(), m.to()));
     for rank in 0..8u32 {
         for file in 0..8u32 {
             let sq = Square::from_coords(file, rank).expect("on the board");
@@ -104,7 +121,7 @@ pub fn board_svg(view: &NodeView) -> String {
                 s,
                 r#"<rect x="{x}" y="{y}" width="{SQ}" height="{SQ}" fill="{color}"/>"#
             );
-            if let Some(p) = view.pos.piece_at(sq) {
+            if let Some(p) = pos.piece_at(sq) {
                 s.push_str(&piece_svg(p.role, p.color, x, y));
             }
         }
@@ -128,93 +145,171 @@ pub fn board_svg(view: &NodeView) -> String {
     s
 }
 
-const STYLE: &str = "body{font-family:sans-serif;margin:1.2em;color:#222;background:#faf8f5}\
-main{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}\
-main>div:last-child{flex:1 1 22em;min-width:18em}\
-h1{font-size:1.3em;margin:0 0 .6em}\
-.line a{text-decoration:none;padding:0 .15em}.line .cur{font-weight:bold;background:#e8e0c8}\
-table{border-collapse:collapse;margin-top:.5em}\
-td,th{padding:.2em .7em;border-bottom:1px solid #ddd;text-align:left}\
-td.n{text-align:right;font-variant-numeric:tabular-nums}\
-tr.win td{background:#e4f2dc;font-weight:bold}\
-.nav a,.nav span{margin-right:1em}.status{font-size:1.05em;margin:.6em 0}\
-.fen{font-family:monospace;font-size:.85em;color:#555;overflow-wrap:anywhere}\
-form{margin-top:1em}input[type=text]{width:24em}";
+/// What the page's header and footer say of the proof served: a count
+/// of files, never every name.
+#[derive(Clone, Debug, Default)]
+pub struct Served {
+    /// The proof served, in a few words (`64 win-tree files in proofs/`).
+    pub label: String,
+    /// The rule set, in words.
+    pub rules: String,
+    /// How many certificates the solved-openings table was computed over.
+    pub certificates: usize,
+}
 
-/// The whole page of a line.
-pub fn page(view: &NodeView, source_name: &str) -> String {
-    let uci = &view.line_uci;
-    let mut h = String::new();
-    let _ = write!(
-        h,
+/// JSON for inside a `<script>` element: `<`, `>` and `&` escaped (they
+/// only occur inside strings, where `\u003c` means the same).
+pub fn script_json(json: &str) -> String {
+    json.replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+}
+
+fn head(title: &str) -> String {
+    let mut h = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>antiproof: {}</title><style>{STYLE}</style></head><body>",
-        esc(&view.numbered())
+         <title>{}</title>",
+        esc(title)
     );
-    let _ = write!(h, "<h1>antiproof proof browser</h1><main><div>");
-    h.push_str(&board_svg(view));
+    for css in super::assets::stylesheets() {
+        let _ = write!(h, "<link rel=\"stylesheet\" href=\"/assets/{}\">", css.name);
+    }
+    h.push_str("</head>");
+    h
+}
+
+fn header(served: &Served) -> String {
+    format!(
+        "<header><b>antiproof</b> proof browser &middot; {} &middot; {}</header>",
+        esc(&served.label),
+        esc(&served.rules)
+    )
+}
+
+/// The whole page of a line.
+pub fn page(st: &PageState, served: &Served) -> String {
+    let mut h = head(&st.title);
+    h.push_str("<body class=\"nojs\">");
+    h.push_str(&header(served));
+    h.push_str("<main><div id=\"left\"><div id=\"board\">");
+    // The position as drawn without scripts; chessground replaces it.
+    h.push_str(&board_svg(&st.pos, st.last.map(|m| (m.from(), m.to()))));
     let _ = write!(
         h,
-        "<p class=\"fen\">{}</p></div><div>",
-        esc(&view.pos.to_fen())
+        "</div><div id=\"tools\"><button type=\"button\" id=\"flip\">flip board</button>\
+         <button type=\"button\" id=\"copy-fen\">copy FEN</button>\
+         <a id=\"lichess\" href=\"{}\" rel=\"noopener noreferrer\">analyse on lichess</a>\
+         <span id=\"note\" role=\"status\"></span></div>\
+         <div id=\"promote\" hidden></div><p class=\"fen\" id=\"fen\">{}</p></div>",
+        esc(&st.lichess),
+        esc(&st.fen)
     );
-    // The line so far, each move a link to the position after it.
-    let _ = write!(h, "<p class=\"line\"><a href=\"{}\">start</a>", link(&[]));
-    for (i, san) in view.line_san.iter().enumerate() {
+    let _ = write!(h, "<div id=\"panel\">{}</div></main>", st.panel);
+    let _ = write!(
+        h,
+        "<footer>proof: {} &middot; rules: {} &middot; solved-openings table over {} \
+         certificate{} of the files served &middot; keys: &larr; &rarr; Home End &middot; \
+         chessground (GPL-3.0-or-later, <a href=\"/assets/chessground.LICENSE.txt\">license</a>)</footer>",
+        esc(&served.label),
+        esc(&served.rules),
+        served.certificates,
+        if served.certificates == 1 { "" } else { "s" }
+    );
+    let embedded = PageState {
+        panel: String::new(),
+        ..st.clone()
+    };
+    let json = serde_json::to_string(&embedded).expect("plain data serializes");
+    let _ = writeln!(
+        h,
+        "<script type=\"application/json\" id=\"state\">{}</script>\
+         <script type=\"module\" src=\"/assets/browse.js\"></script></body></html>",
+        script_json(&json)
+    );
+    h
+}
+
+/// Lines up to this many plies link every move of the line.
+const LINKED_PLIES: usize = 100;
+/// A longer line links its last this many moves.
+const LAST_LINKED: usize = 8;
+
+/// The panel beside the board: the line, back and forward, what the proof
+/// says, the moves, the solved-openings table here.
+pub fn panel(st: &PageState) -> String {
+    let uci = &st.line;
+    let mut h = String::new();
+    // The line so far, each move a link to the position after it (the
+    // script goes by `data-ply`). A link holds its whole line, so a long
+    // line links its last plies only, as the page without scripts reaches
+    // them: the page stays linear in the line's length.
+    h.push_str("<p class=\"line\" id=\"line\">");
+    h.push_str(&line_link(&[], " data-ply=\"0\"", "start"));
+    let linked = if uci.len() <= LINKED_PLIES {
+        0
+    } else {
+        uci.len() - LAST_LINKED
+    };
+    for (i, san) in st.san.iter().enumerate() {
         if i % 2 == 0 {
             let _ = write!(h, " {}.", i / 2 + 1);
         }
-        let cls = if i + 1 == uci.len() {
+        let cur = if i + 1 == uci.len() {
             " class=\"cur\""
         } else {
             ""
         };
-        let _ = write!(
-            h,
-            " <a{cls} href=\"{}\">{}</a>",
-            esc(&link(&uci[..=i])),
-            esc(san)
-        );
+        if i >= linked {
+            let _ = write!(
+                h,
+                " <a{cur} href=\"{}\" data-ply=\"{}\">{}</a>",
+                esc(&link(&uci[..=i])),
+                i + 1,
+                esc(san)
+            );
+        } else {
+            let _ = write!(h, " <a data-ply=\"{}\">{}</a>", i + 1, esc(san));
+        }
+    }
+    h.push_str("</p><p class=\"nav\">");
+    match uci.split_last() {
+        Some((_, before)) => h.push_str(&line_link(before, " rel=\"prev\"", "\u{2190} back")),
+        None => h.push_str("<span>\u{2190} back</span>"),
+    }
+    match st.moves.first() {
+        Some(m) => {
+            let mut next = uci.clone();
+            next.push(m.uci.clone());
+            h.push_str(&line_link(
+                &next,
+                " rel=\"next\"",
+                &format!("forward ({}) \u{2192}", m.san),
+            ));
+        }
+        None => h.push_str("<span>forward \u{2192}</span>"),
     }
     h.push_str("</p>");
-    // Back and forward.
-    h.push_str("<p class=\"nav\">");
-    if uci.is_empty() {
-        h.push_str("<span>&larr; back</span> ");
-    } else {
-        let _ = write!(
-            h,
-            "<a href=\"{}\" rel=\"prev\">&larr; back</a>",
-            esc(&link(&uci[..uci.len() - 1]))
-        );
-    }
-    if let Some(m) = view.moves.first() {
-        let mut next = uci.clone();
-        next.push(m.uci.clone());
-        let _ = write!(
-            h,
-            "<a href=\"{}\" rel=\"next\">forward ({}) &rarr;</a>",
-            esc(&link(&next)),
-            esc(&m.san)
-        );
-    } else {
-        h.push_str("<span>forward &rarr;</span>");
-    }
-    h.push_str("</p>");
+    let turn = if st.turn == "white" { "White" } else { "Black" };
     let _ = write!(
         h,
-        "<p class=\"status\"><b>{} to move.</b> Proof: {}.</p>",
-        name(view.pos.turn()),
-        esc(&view.status.describe())
+        "<p class=\"status\" id=\"status\" data-status=\"{}\"><b>{turn} to move.</b> Proof: {}.</p>",
+        esc(&st.status),
+        esc(&st.status_text)
     );
-    if view.moves.is_empty() {
-        h.push_str("<p>No moves of the proof here.</p>");
+    let table = st.table.as_ref();
+    if st.moves.is_empty() {
+        h.push_str("<p id=\"no-moves\">No moves of the proof here.</p>");
     } else {
         h.push_str(
-            "<table><thead><tr><th>move</th><th>UCI</th><th>positions</th></tr></thead><tbody>",
+            "<table id=\"moves\"><thead><tr><th>move</th><th>UCI</th><th>positions</th>\
+             <th>leads to</th>",
         );
-        for m in &view.moves {
+        if table.is_some() {
+            h.push_str("<th>solved-openings table: published; certified here</th>");
+        }
+        h.push_str("</tr></thead><tbody>");
+        for m in &st.moves {
             let mut next = uci.clone();
             next.push(m.uci.clone());
             let (cls, mark) = if m.winning {
@@ -222,46 +317,123 @@ pub fn page(view: &NodeView, source_name: &str) -> String {
             } else {
                 ("", "")
             };
+            let leads = serde_json::to_value(m.leads).expect("a name");
             let _ = write!(
                 h,
-                "<tr{cls}><td><a href=\"{}\">{}</a>{mark}</td><td>{}</td><td class=\"n\">{}</td></tr>",
-                esc(&link(&next)),
-                esc(&m.san),
+                "<tr{cls} data-uci=\"{}\"><td>{}{mark}</td><td class=\"uci\">{}</td>\
+                 <td class=\"n\">{}</td><td class=\"leads-{}\">{}</td>",
                 esc(&m.uci),
-                group(m.nodes)
+                line_link(&next, "", &m.san),
+                esc(&m.uci),
+                group(m.nodes),
+                leads.as_str().unwrap_or(""),
+                m.leads.describe()
             );
+            if table.is_some() {
+                match &m.table {
+                    Some(e) => {
+                        let c = serde_json::to_value(e.certified).expect("a name");
+                        let _ = write!(
+                            h,
+                            "<td class=\"cert-{}\">{}</td>",
+                            c.as_str().unwrap_or(""),
+                            esc(&e.text)
+                        );
+                    }
+                    None => h.push_str("<td></td>"),
+                }
+            }
+            h.push_str("</tr>");
         }
-        h.push_str("</tbody></table>");
-        if view.moves.iter().any(|m| m.winning) {
-            h.push_str("<p>&#9733; the winner's move</p>");
+        h.push_str("</tbody></table><p class=\"legend\">");
+        if st.moves.iter().any(|m| m.winning) {
+            h.push_str("&#9733; the winner's move. ");
         }
+        h.push_str(
+            "Positions: distinct positions of the proof below the move. Leads to: \
+             proven (the proof goes on), open leaf (the proof stops without a win), \
+             table leaf (won by endgame tables), game over.</p>",
+        );
+    }
+    if let Some(t) = table {
+        let shown = |uci: &str| st.moves.iter().any(|m| m.uci == uci);
+        let _ = write!(h, "<section id=\"table\"><h2>{}</h2>", esc(&t.heading));
+        if !t.missing.is_empty() {
+            let _ = write!(
+                h,
+                "<p class=\"missing\" id=\"missing\">Replies not certified here yet ({}):",
+                t.missing.len()
+            );
+            for san in &t.missing {
+                let Some(e) = t.entries.iter().find(|e| &e.san == san) else {
+                    let _ = write!(h, " {}", esc(san));
+                    continue;
+                };
+                let mut next = uci.clone();
+                next.push(e.uci.clone());
+                h.push(' ');
+                h.push_str(&line_link(&next, "", san));
+            }
+            h.push_str("</p>");
+        }
+        // At the start, the first moves no file served begins with, by
+        // their published status (no file served: nothing certified).
+        let others: Vec<_> = t.entries.iter().filter(|e| !shown(&e.uci)).collect();
+        if st.line.is_empty() && !others.is_empty() {
+            h.push_str("<p id=\"others\">Not in the files served:");
+            for p in [Published::Won, Published::Lost, Published::Open] {
+                let these: Vec<_> = others.iter().filter(|e| e.published == p).collect();
+                if these.is_empty() {
+                    continue;
+                }
+                let _ = write!(h, " <span class=\"{}\">{}:", p.name(), p.name());
+                for e in these {
+                    h.push(' ');
+                    h.push_str(&line_link(std::slice::from_ref(&e.uci), "", &e.san));
+                }
+                h.push_str("</span>");
+            }
+            h.push_str("</p>");
+        }
+        h.push_str(
+            "<p class=\"legend\">Published: won (White wins), lost, open \
+             (<code>data/openings.tsv</code>). Certified here: by the verified \
+             certificates among the files served, as <code>antiproof openings</code> \
+             counts them.</p></section>",
+        );
     }
     let _ = write!(
         h,
-        "<form method=\"get\" action=\"/browse\"><label>Moves (UCI or SAN): \
-         <input type=\"text\" name=\"moves\" value=\"{}\"></label> <button>go</button></form>",
+        "<form method=\"get\" action=\"/browse\"><label>Line (UCI or SAN): \
+         <input type=\"text\" name=\"line\" value=\"{}\"></label> <button>go</button></form>",
         esc(&uci.join(" "))
     );
+    let q = percent_encode(&uci.join(","));
     let _ = write!(
         h,
-        "<p class=\"fen\">rules: {} &middot; proof: {} &middot; JSON: <a href=\"/?moves={}\">/?moves={}</a></p>",
-        view.rules,
-        esc(source_name),
-        esc(&percent_encode(&uci.join(","))),
+        "<p class=\"foot\">JSON: <a href=\"/api/line?line={q}\">/api/line?line={}</a> \
+         &middot; <a href=\"/?moves={q}\">/?moves={}</a></p>",
+        esc(&uci.join(",")),
         esc(&uci.join(","))
     );
-    h.push_str("</div></main></body></html>\n");
     h
 }
 
-/// An error page.
-pub fn error_page(message: &str) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>antiproof: error</title>\
-         <style>{STYLE}</style></head><body><h1>antiproof proof browser</h1><p>{}</p>\
-         <p><a href=\"/browse\">start position</a></p></body></html>\n",
-        esc(message)
-    )
+/// An error page; `retry` is a line to offer instead (the moves before a
+/// bad one).
+pub fn error_page(message: &str, retry: Option<&[String]>) -> String {
+    let mut h = head("antiproof: error");
+    h.push_str("<body><header><b>antiproof</b> proof browser</header><main><div>");
+    let _ = write!(h, "<p id=\"error\">{}</p><p>", esc(message));
+    if let Some(line) = retry.filter(|l| !l.is_empty()) {
+        let _ = write!(
+            h,
+            "<a href=\"{}\">the line before the bad move</a> &middot; ",
+            esc(&link(line))
+        );
+    }
+    h.push_str("<a href=\"/browse\">start position</a></p></div></main></body></html>\n");
+    h
 }
 
 #[cfg(test)]
@@ -277,7 +449,7 @@ mod tests {
         assert_eq!(link(&[]), "/browse");
         assert_eq!(
             link(&["e2e3".into(), "d7d5".into()]),
-            "/browse?moves=e2e3,d7d5"
+            "/browse?line=e2e3,d7d5"
         );
     }
 }

@@ -59,8 +59,9 @@ pub enum Lookup {
         /// The node's moves in the proof: one at a winner node, every legal
         /// move at a loser node, none at a leaf.
         children: Vec<Child>,
-        /// Whether the node is a leaf that is not game over (it rests on an
-        /// endgame table).
+        /// Whether the node is a leaf that is not game over and rests on
+        /// an endgame table (at most [`crate::tablefile::MAX_MEN`] men).
+        /// A leaf that is neither is open: the proof stops short there.
         table_leaf: bool,
     },
 }
@@ -319,9 +320,14 @@ impl ProofSource for TreeSource {
             return Ok(Lookup::Off);
         }
         let children = self.children(node, pos)?;
+        // A leaf the endgame tables cannot score is open (the file does
+        // not say which a leaf is; see shared/watkins-format.md).
+        let table_leaf = children.is_empty()
+            && !pos.is_game_over(self.rules)
+            && pos.men() <= crate::tablefile::MAX_MEN;
         Ok(Lookup::In {
             winner: self.winner,
-            table_leaf: children.is_empty() && !pos.is_game_over(self.rules),
+            table_leaf,
             children,
         })
     }

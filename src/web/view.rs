@@ -59,6 +59,10 @@ pub enum Status {
     GameOver(Outcome),
     /// A leaf that is not game over: won by an endgame table.
     TableWin(Color),
+    /// A leaf that is neither game over nor a position the endgame tables
+    /// score (more than [`crate::tablefile::MAX_MEN`] men): the proof
+    /// stops here without showing the win.
+    OpenLeaf(Color),
     /// In the proof, winner unknown.
     InProof,
 }
@@ -84,6 +88,10 @@ impl Status {
             Status::GameOver(Outcome::Win(c)) => format!("game over: {} wins", name(*c)),
             Status::GameOver(Outcome::Draw) => "game over: draw".into(),
             Status::TableWin(c) => format!("win for {} (endgame table leaf)", name(*c)),
+            Status::OpenLeaf(c) => format!(
+                "open leaf: the proof of a win for {} stops here (not a finished game)",
+                name(*c)
+            ),
             Status::InProof => "in the proof (winner unknown)".into(),
         }
     }
@@ -98,6 +106,7 @@ impl Status {
             }
             Status::GameOver(Outcome::Win(c)) => format!("game-over-{c}"),
             Status::GameOver(Outcome::Draw) => "game-over-draw".into(),
+            Status::OpenLeaf(c) => format!("open-leaf-{c}"),
             Status::InProof => "in-proof".into(),
         }
     }
@@ -188,6 +197,7 @@ pub fn view<S: AsRef<str>>(
             let status = match (outcome, winner) {
                 (Some(o), _) => Status::GameOver(o),
                 (None, Some(w)) if table_leaf => Status::TableWin(w),
+                (None, Some(w)) if children.is_empty() => Status::OpenLeaf(w),
                 (None, Some(w)) if w == pos.turn() => Status::WinnerToMove(w),
                 (None, Some(w)) => Status::LoserToMove(w),
                 (None, None) => Status::InProof,
@@ -287,6 +297,69 @@ impl NodeView {
     }
 }
 
+/// What a move shown at a node leads to: the child's place in the proof.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Leads {
+    /// A node of the proof with moves below it.
+    Proven,
+    /// A leaf of the proof that is neither a finished game nor a position
+    /// the endgame tables score: not proven.
+    OpenLeaf,
+    /// A leaf scored by endgame tables (at most
+    /// [`crate::tablefile::MAX_MEN`] men).
+    TableLeaf,
+    /// A finished game.
+    GameOver,
+    /// Not in a proof yet, but on the way into one (before its root).
+    Toward,
+    /// Not in the proof.
+    Off,
+}
+
+impl Leads {
+    /// In words, for the page: `proven`, `open leaf`, ...
+    pub fn describe(self) -> &'static str {
+        match self {
+            Leads::Proven => "proven",
+            Leads::OpenLeaf => "open leaf",
+            Leads::TableLeaf => "table leaf",
+            Leads::GameOver => "game over",
+            Leads::Toward => "toward a proof",
+            Leads::Off => "not in the proof",
+        }
+    }
+}
+
+/// What each of `view`'s moves leads to (in the order of `view.moves`):
+/// one lookup of each child.
+pub fn leads(
+    source: &dyn ProofSource,
+    rules: Rules,
+    view: &NodeView,
+) -> Result<Vec<Leads>, ViewError> {
+    let mut line = view.line.clone();
+    view.moves
+        .iter()
+        .map(|m| {
+            let pos = view.pos.play(m.mv);
+            line.push(m.mv);
+            let found = source.lookup(&line, &pos).map_err(ViewError::Source);
+            line.pop();
+            Ok(match found? {
+                Lookup::Off => Leads::Off,
+                Lookup::Before { .. } => Leads::Toward,
+                Lookup::In { .. } if pos.outcome(rules).is_some() => Leads::GameOver,
+                Lookup::In { children, .. } if !children.is_empty() => Leads::Proven,
+                Lookup::In {
+                    table_leaf: true, ..
+                } => Leads::TableLeaf,
+                Lookup::In { .. } => Leads::OpenLeaf,
+            })
+        })
+        .collect()
+}
+
 /// `White` or `Black`.
 pub fn name(c: Color) -> &'static str {
     match c {
@@ -333,6 +406,47 @@ mod tests {
 
     fn empty() -> RecordSource<HashMap<Key, Record>> {
         RecordSource::new("empty".into(), HashMap::new(), Rules::International)
+    }
+
+    /// A win-tree leaf that is not a finished game and has more men than
+    /// the tables hold is an open leaf, not a table leaf.
+    #[test]
+    fn a_cut_tree_shows_its_open_leaf() {
+        use crate::wintree::{ProofDag, WinTree, WriteOptions, write_tree};
+        let e3 = Position::startpos().parse_move("e3").unwrap();
+        let mut dag = ProofDag::new();
+        let (root, leaf) = (dag.add_node(), dag.add_node());
+        dag.add_edge(root, e3.watkins_code(), leaf);
+        let opts = WriteOptions {
+            size_table: true,
+            size_depth: None,
+        };
+        let bytes = write_tree(&dag, root, &[], &opts).unwrap().bytes;
+        let tree = WinTree::from_vec(bytes).unwrap();
+        let src = crate::web::source::TreeSource::new(
+            "cut".into(),
+            tree,
+            Rules::International,
+            Some(Color::White),
+        )
+        .unwrap();
+        let v = view(&src, Rules::International, &[""]).unwrap();
+        assert_eq!(v.status, Status::WinnerToMove(Color::White));
+        assert_eq!(
+            leads(&src, Rules::International, &v).unwrap(),
+            [Leads::OpenLeaf]
+        );
+        let v = view(&src, Rules::International, &["e3"]).unwrap();
+        assert_eq!(v.status, Status::OpenLeaf(Color::White));
+        assert!(
+            v.status.describe().starts_with("open leaf"),
+            "{}",
+            v.status.describe()
+        );
+        assert_eq!(v.status.code(), "open-leaf-white");
+        // Off the proof, the moves lead nowhere.
+        let v = view(&src, Rules::International, &["e4"]).unwrap();
+        assert!(leads(&src, Rules::International, &v).unwrap().is_empty());
     }
 
     #[test]
