@@ -44,9 +44,14 @@ fn sidecar_winner(tree: &Path) -> Option<Color> {
     v.get("winner")?.as_str()?.parse().ok()
 }
 
+/// How many proofs at most a start-up line names one by one; past that it
+/// gives counts (`64 win-tree files in proofs/`).
+const NAMED: usize = 3;
+
 impl SourceArgs {
-    /// Opens the proofs named (or `proofs/*.tree`).
-    pub fn open(&self) -> anyhow::Result<Box<dyn ProofSource>> {
+    /// The win-tree files to read: `--tree`, else (with no `--db`) every
+    /// proof file of `--proofs`.
+    pub fn tree_files(&self) -> anyhow::Result<Vec<PathBuf>> {
         let mut trees = self.tree.clone();
         if trees.is_empty() && self.db.is_empty() {
             let dir = &self.proofs;
@@ -61,6 +66,41 @@ impl SourceArgs {
                 );
             }
         }
+        Ok(trees)
+    }
+
+    /// The proofs read, in a few words for a start-up line: their names
+    /// when there are at most three, else how many files (and from which
+    /// directory, when all come from `--proofs`) and stores.
+    pub fn summary(&self) -> anyhow::Result<String> {
+        let trees = self.tree_files()?;
+        if trees.len() + self.db.len() <= NAMED {
+            let names: Vec<String> = trees
+                .iter()
+                .chain(&self.db)
+                .map(|p| p.display().to_string())
+                .collect();
+            return Ok(names.join(", "));
+        }
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut parts = Vec::new();
+        if !trees.is_empty() {
+            let mut files = plural(trees.len(), "win-tree file", "win-tree files");
+            if self.tree.is_empty() {
+                files.push_str(&format!(" in {}/", self.proofs.display()));
+            }
+            parts.push(files);
+        }
+        if !self.db.is_empty() {
+            parts.push(plural(self.db.len(), "proof store", "proof stores"));
+        }
+        Ok(parts.join(" and "))
+    }
+
+    /// Opens the proofs named (or `proofs/*.tree`).
+    pub fn open(&self) -> anyhow::Result<Box<dyn ProofSource>> {
+        let trees = self.tree_files()?;
         let mut sources: Vec<Box<dyn ProofSource>> = Vec::new();
         for t in &trees {
             let winner = self.winner.or_else(|| sidecar_winner(t));
@@ -117,7 +157,7 @@ pub fn run(args: BrowseArgs) -> anyhow::Result<u8> {
     if args.json {
         writeln!(out, "{}", v.json())?;
     } else {
-        writeln!(out, "Proof:   {}", source.name())?;
+        writeln!(out, "Proof:   {}", args.source.summary()?)?;
         write!(out, "{}", v.text())?;
     }
     out.flush()?;
