@@ -12,7 +12,8 @@
 //! - [`tables`]: endgame tables up to 4 men, generated with [`rules`];
 //!   [`tablefile`]: their rules-free half (format, index, certifier), which
 //!   the checker reads.
-//! - [`web`], [`openings`]: browse, serve and the first-move table.
+//! - [`web`], [`openings`]: browse, serve and the first-move table;
+//!   [`uci`]: a UCI engine that plays proofs (through [`web`]'s sources).
 //! - [`jobs`]: job-level search (`prove --jobs N`, `job run`): the top
 //!   tree in the store, jobs on local workers or Slurm, every result
 //!   certified by [`check`] before it is merged.
@@ -34,6 +35,7 @@ pub mod stored;
 pub mod sysmem;
 pub mod tablefile;
 pub mod tables;
+pub mod uci;
 pub mod vocab;
 pub mod web;
 pub mod wintree;
