@@ -12,7 +12,8 @@
 //! - [`tables`]: endgame tables up to 4 men, generated with [`rules`];
 //!   [`tablefile`]: their rules-free half (format, index, certifier), which
 //!   the checker reads.
-//! - [`web`], [`openings`]: browse, serve and the first-move table.
+//! - [`web`], [`openings`]: browse, serve and the first-move table;
+//!   [`uci`]: a UCI engine that plays proofs (through [`web`]'s sources).
 //! - [`known`]: certified win-tree files loaded into a store as proven
 //!   records (known wins a search stops at).
 //! - [`jobs`]: job-level search (`prove --jobs N`, `job run`): the top
@@ -37,6 +38,7 @@ pub mod stored;
 pub mod sysmem;
 pub mod tablefile;
 pub mod tables;
+pub mod uci;
 pub mod vocab;
 pub mod web;
 pub mod wintree;

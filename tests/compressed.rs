@@ -95,7 +95,13 @@ fn compressed_trees_verify_like_the_plain_file() {
     std::fs::copy(&b, proofs.join("e3-Na6.tree.bz2")).unwrap();
     let (code, out, err) = run(
         &state,
-        &["openings", "--verify", "--proofs", proofs.to_str().unwrap()],
+        &[
+            "openings",
+            "--long",
+            "--verify",
+            "--proofs",
+            proofs.to_str().unwrap(),
+        ],
     );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("e3 Na6 (international"), "{out}");

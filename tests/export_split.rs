@@ -114,8 +114,13 @@ fn a_split_proof_is_certified_part_by_part_and_adds_up_in_openings() {
     let (code, out, err) = antiproof(&["openings", "--verify", "--proofs", dir]);
     assert_eq!(code, 0, "{err}");
     let row = out.lines().find(|l| l.starts_with("e4 ")).unwrap();
-    assert!(row.contains("black wins: international"), "{row}");
-    assert!(row.contains("e4 b5 ... (6 files"), "{row}");
+    assert!(row.contains("black wins"), "{row}");
+    assert!(row.contains("6 files"), "{row}");
+    let (code, out, err) = antiproof(&["openings", "--long", "--verify", "--proofs", dir]);
+    assert_eq!(code, 0, "{err}");
+    let e4 = common::openings_block(&out, "1.e4:");
+    assert!(e4.contains("black wins: international"), "{e4}");
+    assert!(e4.contains("e4 b5 ... (6 files"), "{e4}");
     let (code, out, _) = antiproof(&["openings", "--json", "--verify", "--proofs", dir]);
     assert_eq!(code, 0);
     let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -133,10 +138,14 @@ fn a_split_proof_is_certified_part_by_part_and_adds_up_in_openings() {
     let (code, out, err) = antiproof(&["openings", "--verify", "--proofs", dir]);
     assert_eq!(code, 0, "{err}");
     let row = out.lines().find(|l| l.starts_with("e4 ")).unwrap();
-    assert!(!row.contains("black wins:"), "{row}");
+    assert!(row.contains("black: 0 of 1 replies to b5"), "{row}");
+    let (code, long, err) = antiproof(&["openings", "--long", "--verify", "--proofs", dir]);
+    assert_eq!(code, 0, "{err}");
+    let e4 = common::openings_block(&long, "1.e4:");
+    assert!(!e4.contains("black wins:"), "{e4}");
     assert!(
-        row.contains("black: 0 of 1 replies to b5 (international)"),
-        "{row}"
+        e4.contains("black: 0 of 1 replies to b5 (international)"),
+        "{e4}"
     );
     assert!(
         out.contains("1.e4 b5: replies not proven here yet: Bxb5"),

@@ -333,14 +333,17 @@ fn openings_names_the_rule_sets_of_each_lines_certificates() {
     assert_eq!(sets, ["international", "international+fifty"], "{e3}");
     let (_, text, _) = antiproof(&["openings", "--proofs", p]);
     let row = text.lines().find(|l| l.starts_with("e3 ")).unwrap();
-    // Together: one reply of 20 proven, under both rule sets.
+    // Together: one reply of 20 proven, under two rule sets of six.
+    assert!(row.contains("white: 1 of 20 replies 2 of 6"), "{row}");
+    let (_, long, _) = antiproof(&["openings", "--long", "--proofs", p]);
+    let e3 = common::openings_block(&long, "1.e3:");
     assert!(
-        row.contains("white: 1 of 20 replies (international, international+fifty)"),
-        "{row}"
+        e3.contains("white: 1 of 20 replies (international, international+fifty)"),
+        "{e3}"
     );
     assert!(
-        row.contains("e3 d5 (international+fifty, white wins"),
-        "{row}"
+        e3.contains("e3 d5 (international+fifty, white wins"),
+        "{e3}"
     );
 }
 

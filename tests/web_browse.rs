@@ -403,9 +403,10 @@ fn table_lists_certified_proofs_from_sidecars() {
         !help.lines().any(|l| l.trim_start().starts_with("table ")),
         "{help}"
     );
+    let (_, long, _) = common::antiproof(&["openings", "--long", "--proofs", &proofs_s]);
     assert!(
-        text.contains("e3 d5 (international, white wins, 33 positions, verified)"),
-        "{text}"
+        long.contains("e3 d5 (international, white wins, 33 positions, verified)"),
+        "{long}"
     );
     assert!(Path::new(&proofs).exists());
 

@@ -35,7 +35,7 @@ pub struct SourceArgs {
     pub winner: Option<Color>,
 }
 
-fn sidecar_winner(tree: &Path) -> Option<Color> {
+pub(super) fn sidecar_winner(tree: &Path) -> Option<Color> {
     let text = crate::fsutil::read_regular_to_string(
         &crate::wintree::compressed::plain_name(tree).with_extension("json"),
     )
@@ -44,25 +44,103 @@ fn sidecar_winner(tree: &Path) -> Option<Color> {
     v.get("winner")?.as_str()?.parse().ok()
 }
 
-impl SourceArgs {
-    /// The win-tree files read: those of `--tree`, else (without `--db`)
-    /// those of `--proofs`.
-    pub fn tree_files(&self) -> anyhow::Result<Vec<PathBuf>> {
-        let mut trees = self.tree.clone();
-        if trees.is_empty() && self.db.is_empty() {
-            let dir = &self.proofs;
-            if dir.is_dir() {
-                trees = crate::wintree::compressed::tree_files(dir)
-                    .with_context(|| format!("reading {}", dir.display()))?;
-            }
-            if trees.is_empty() {
-                anyhow::bail!(
-                    "no proof to read: give --tree FILE or --db PATH (no *.tree, *.tree.zst or *.tree.bz2 file in {})",
-                    dir.display()
-                );
-            }
+/// How many proofs at most a start-up line names one by one; past that it
+/// gives counts (`64 win-tree files in proofs/`).
+const NAMED: usize = 3;
+
+/// The win-tree files a command reads: `tree` (`--tree`), else (with no
+/// store given either) every proof file of the directory `proofs`.
+pub(super) fn tree_files(
+    tree: &[PathBuf],
+    db: &[PathBuf],
+    proofs: &Path,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let mut trees = tree.to_vec();
+    if trees.is_empty() && db.is_empty() {
+        if proofs.is_dir() {
+            trees = crate::wintree::compressed::tree_files(proofs)
+                .with_context(|| format!("reading {}", proofs.display()))?;
         }
-        Ok(trees)
+        if trees.is_empty() {
+            anyhow::bail!(
+                "no proof to read: give --tree FILE or --db PATH (no *.tree, *.tree.zst or *.tree.bz2 file in {})",
+                proofs.display()
+            );
+        }
+    }
+    Ok(trees)
+}
+
+/// The proofs read, in a few words for a start-up line: their names when
+/// there are at most [`NAMED`], else how many files (and from which
+/// directory, when they are those of `proofs` because no `--tree` was
+/// given) and stores.
+pub(super) fn summary(trees: &[PathBuf], named: bool, db: &[PathBuf], proofs: &Path) -> String {
+    if trees.len() + db.len() <= NAMED {
+        let names: Vec<String> = trees
+            .iter()
+            .chain(db)
+            .map(|p| p.display().to_string())
+            .collect();
+        return names.join(", ");
+    }
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut parts = Vec::new();
+    if !trees.is_empty() {
+        let mut files = plural(trees.len(), "win-tree file", "win-tree files");
+        if !named {
+            files.push_str(&format!(" in {}/", proofs.display()));
+        }
+        parts.push(files);
+    }
+    if !db.is_empty() {
+        parts.push(plural(db.len(), "proof store", "proof stores"));
+    }
+    parts.join(" and ")
+}
+
+/// Opens one win-tree file as a proof source, the error naming the file
+/// once.
+pub(super) fn open_tree(
+    t: &Path,
+    rules: crate::rules::Rules,
+    winner: Option<Color>,
+) -> anyhow::Result<TreeSource> {
+    // I/O errors name the path already.
+    TreeSource::open(t, rules, winner).map_err(|e| match e {
+        SourceError::WinTree(e @ WinTreeError::Io { .. }) => anyhow::Error::new(e),
+        SourceError::WinTree(e) => anyhow::anyhow!("{}: {e}", t.display()),
+        e => anyhow::anyhow!("{}: {e}", t.display()),
+    })
+}
+
+/// Opens a proof store as a proof source, the error naming it once.
+pub(super) fn open_store(
+    d: &Path,
+    rules: crate::vocab::RuleSet,
+) -> anyhow::Result<RecordSource<crate::store::Store>> {
+    RecordSource::open_store(d, rules).map_err(|e| match e {
+        SourceError::Store(e) => e.naming(d),
+        e => anyhow::anyhow!("{}: {e}", d.display()),
+    })
+}
+
+impl SourceArgs {
+    /// The win-tree files to read: `--tree`, else (with no `--db`) every
+    /// proof file of `--proofs`.
+    pub fn tree_files(&self) -> anyhow::Result<Vec<PathBuf>> {
+        tree_files(&self.tree, &self.db, &self.proofs)
+    }
+
+    /// The proofs read, in a few words for a start-up line ([`summary`]).
+    pub fn summary(&self) -> anyhow::Result<String> {
+        Ok(summary(
+            &self.tree_files()?,
+            !self.tree.is_empty(),
+            &self.db,
+            &self.proofs,
+        ))
     }
 
     /// Opens the proofs named (or `proofs/*.tree`).
@@ -71,21 +149,10 @@ impl SourceArgs {
         let mut sources: Vec<Box<dyn ProofSource>> = Vec::new();
         for t in &trees {
             let winner = self.winner.or_else(|| sidecar_winner(t));
-            // Each error says the path once: I/O and store errors name it
-            // already.
-            let s = TreeSource::open(t, self.rules.stalemate(), winner).map_err(|e| match e {
-                SourceError::WinTree(e @ WinTreeError::Io { .. }) => anyhow::Error::new(e),
-                SourceError::WinTree(e) => anyhow::anyhow!("{}: {e}", t.display()),
-                e => anyhow::anyhow!("{}: {e}", t.display()),
-            })?;
-            sources.push(Box::new(s));
+            sources.push(Box::new(open_tree(t, self.rules.stalemate(), winner)?));
         }
         for d in &self.db {
-            let s = RecordSource::open_store(d, self.rules.rule_set()).map_err(|e| match e {
-                SourceError::Store(e) => e.naming(d),
-                e => anyhow::anyhow!("{}: {e}", d.display()),
-            })?;
-            sources.push(Box::new(s));
+            sources.push(Box::new(open_store(d, self.rules.rule_set())?));
         }
         Ok(if sources.len() == 1 {
             sources.pop().expect("one source")
@@ -124,7 +191,7 @@ pub fn run(args: BrowseArgs) -> anyhow::Result<u8> {
     if args.json {
         writeln!(out, "{}", v.json())?;
     } else {
-        writeln!(out, "Proof:   {}", source.name())?;
+        writeln!(out, "Proof:   {}", args.source.summary()?)?;
         write!(out, "{}", v.text())?;
     }
     out.flush()?;

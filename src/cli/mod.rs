@@ -18,6 +18,7 @@ mod prove;
 mod serve;
 mod store;
 mod tables;
+mod uci;
 pub mod values;
 mod verify;
 
@@ -58,6 +59,8 @@ enum Command {
     /// The table of White's 20 first moves.
     #[command(alias = "table")]
     Openings(openings::OpeningsArgs),
+    /// Play proofs as a UCI engine (for chess GUIs; antichess).
+    Uci(uci::UciArgs),
     /// Endgame tables up to 4 men: build, verify, probe.
     Tables(tables::TablesArgs),
     /// Run one job of a job-level search (`prove --jobs N`).
@@ -92,6 +95,7 @@ fn run_command(command: Command) -> anyhow::Result<u8> {
         Command::Browse(args) => browse::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Openings(args) => openings::run(args),
+        Command::Uci(args) => uci::run(args),
         Command::Tables(args) => tables::run(args),
         Command::Store(args) => store::run(args),
         Command::Job(args) => job::run(args),

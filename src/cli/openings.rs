@@ -5,6 +5,7 @@ use super::EXIT_OK;
 use crate::openings::{Certified, Combined, TableRow, scan_certified, table, verify_entry};
 use crate::vocab::RuleSet;
 use clap::Args;
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -13,8 +14,12 @@ use std::path::{Path, PathBuf};
 pub struct OpeningsArgs {
     /// Print a JSON array of 20 objects (move, uci, published, reply, year,
     /// source, note, certified, proven_here).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "long")]
     json: bool,
+    /// Every move in full: its source, the rule sets, each certificate
+    /// (the table gives counts).
+    #[arg(long)]
+    long: bool,
     /// Directory of this project's certified proofs (`*.tree`, `*.tree.zst` or
     /// `*.tree.bz2` files with `*.tree`-named `*.json` sidecars), which must exist [default: proofs, read if it
     /// exists].
@@ -124,6 +129,219 @@ fn proven_here(p: &Combined) -> String {
     )
 }
 
+/// The widest line `openings` prints, table, notes and `--long` alike
+/// (a word longer than that, a URL, stands on a line of its own).
+pub const WIDTH: usize = 100;
+
+/// A list of rule sets in a table cell: `all six`, else how many.
+fn sets_short(list: &[String]) -> String {
+    if list.len() == RuleSet::ALL.len() {
+        "all six".to_string()
+    } else {
+        format!("{} of {}", list.len(), RuleSet::ALL.len())
+    }
+}
+
+/// The table's "proven here" and "rule sets" cells: the move's result
+/// and under how many rule sets, else how many replies are proven (the
+/// rule sets are named by `--long`).
+fn proven_cells(p: &Combined) -> (String, String) {
+    let winner = p.winner.as_deref().unwrap_or("?");
+    if !p.proven_under.is_empty() {
+        return (format!("{winner} wins"), sets_short(&p.proven_under));
+    }
+    if p.replies == 0 {
+        return ("-".into(), "-".into());
+    }
+    let after = p
+        .winner_move
+        .as_ref()
+        .map_or(String::new(), |m| format!(" to {m}"));
+    (
+        format!(
+            "{winner}: {} of {} replies{after}",
+            p.replies_proven, p.replies
+        ),
+        sets_short(&p.replies_under),
+    )
+}
+
+/// The table's "certified here" cell: how many files and positions (each
+/// file is listed by `--long`), or how many files are not verified.
+fn certified_cell(certs: &[Certified]) -> String {
+    if certs.is_empty() {
+        return "-".into();
+    }
+    let files = match certs.len() {
+        1 => "1 file".to_string(),
+        n => format!("{n} files"),
+    };
+    let unverified = certs.iter().filter(|c| c.verified != Some(true)).count();
+    if unverified > 0 {
+        return format!("{files}, {unverified} not verified");
+    }
+    let positions: u64 = certs.iter().filter_map(|c| c.positions).sum();
+    if positions == 0 {
+        return files;
+    }
+    format!("{files}, {} positions", crate::web::view::group(positions))
+}
+
+/// `text` filled into lines of at most `width` columns at word breaks:
+/// the first line starts with `first`, the others with `indent` spaces.
+fn wrap(first: &str, indent: usize, text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = first.to_string();
+    // Whether the next word starts the line (no space before it).
+    let mut empty = first.is_empty() || first.ends_with(' ');
+    for word in text.split_whitespace() {
+        if !empty && line.len() + 1 + word.len() > width {
+            lines.push(std::mem::take(&mut line));
+            line = " ".repeat(indent);
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    lines.push(line);
+    lines
+}
+
+/// A line cut to [`WIDTH`] columns (the last three `...`): the table's
+/// last resort, for a cell past what its column is laid out for.
+fn fit(line: String) -> String {
+    if line.chars().count() <= WIDTH {
+        return line;
+    }
+    let mut s: String = line.chars().take(WIDTH - 3).collect();
+    s.push_str("...");
+    s
+}
+
+/// The table: one row a move, within [`WIDTH`] columns.
+fn write_table(out: &mut impl Write, rows: &[TableRow]) -> std::io::Result<()> {
+    let header = [
+        "move",
+        "published",
+        "reply",
+        "year",
+        "proven here",
+        "rule sets",
+        "certified here",
+    ];
+    let cells: Vec<[String; 7]> = rows
+        .iter()
+        .map(|r| {
+            let (proven, sets) = proven_cells(&r.proven_here);
+            [
+                r.san.clone(),
+                r.published.name().to_string(),
+                r.reply.clone().unwrap_or_else(|| "-".into()),
+                r.year.map_or("-".to_string(), |y| y.to_string()),
+                proven,
+                sets,
+                certified_cell(&r.certified),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(str::len);
+    for row in &cells {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.len());
+        }
+    }
+    let line = |row: &[&str]| {
+        let mut s = String::new();
+        for (i, (c, w)) in row.iter().zip(widths).enumerate() {
+            if i + 1 == row.len() {
+                s.push_str(c);
+            } else {
+                let _ = write!(s, "{c:<w$} ");
+            }
+        }
+        fit(s)
+    };
+    writeln!(out, "{}", line(&header))?;
+    for row in &cells {
+        let row: Vec<&str> = row.iter().map(String::as_str).collect();
+        writeln!(out, "{}", line(&row))?;
+    }
+    Ok(())
+}
+
+/// The replies not proven yet of each move proven in part, one wrapped
+/// paragraph a move.
+fn write_missing(out: &mut impl Write, rows: &[TableRow]) -> std::io::Result<()> {
+    let partial: Vec<&TableRow> = rows
+        .iter()
+        .filter(|r| r.proven_here.proven_under.is_empty() && r.proven_here.replies > 0)
+        .collect();
+    if partial.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    for r in partial {
+        let p = &r.proven_here;
+        let first = format!(
+            "1.{}{}: replies not proven here yet:",
+            r.san,
+            p.winner_move
+                .as_ref()
+                .map_or(String::new(), |m| format!(" {m}"))
+        );
+        for l in wrap(&first, 4, &p.missing.join(" "), WIDTH) {
+            writeln!(out, "{l}")?;
+        }
+    }
+    Ok(())
+}
+
+/// `--long`: every move as a block (published status and source, what
+/// is proven here under which rule sets, every certificate), wrapped to
+/// [`WIDTH`] columns.
+fn write_long(out: &mut impl Write, rows: &[TableRow]) -> std::io::Result<()> {
+    const LABEL: usize = 18;
+    let field = |out: &mut dyn Write, label: &str, text: &str| -> std::io::Result<()> {
+        for l in wrap(&format!("  {label:<w$}", w = LABEL - 2), LABEL, text, WIDTH) {
+            writeln!(out, "{}", l.trim_end())?;
+        }
+        Ok(())
+    };
+    for (i, r) in rows.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        let mut head = format!("1.{}: published {}", r.san, r.published.name());
+        if let Some(y) = r.year {
+            let _ = write!(head, " ({y})");
+        }
+        if let Some(reply) = &r.reply {
+            let _ = write!(head, ", Black's reply {reply}");
+        }
+        writeln!(out, "{head}")?;
+        field(out, "proven here:", &proven_here(&r.proven_here))?;
+        let p = &r.proven_here;
+        if p.proven_under.is_empty() && !p.missing.is_empty() {
+            field(out, "not proven yet:", &p.missing.join(" "))?;
+        }
+        let certs = describe_all(&r.certified);
+        if certs.is_empty() {
+            field(out, "certified here:", "-")?;
+        }
+        for (k, c) in certs.iter().enumerate() {
+            field(out, if k == 0 { "certified here:" } else { "" }, c)?;
+        }
+        field(out, "source:", &r.source)?;
+        if let Some(n) = &r.note {
+            field(out, "note:", n)?;
+        }
+    }
+    Ok(())
+}
+
 /// Runs `antiproof openings`.
 pub fn run(args: OpeningsArgs) -> anyhow::Result<u8> {
     let mut certified = match &args.proofs {
@@ -143,51 +361,22 @@ pub fn run(args: OpeningsArgs) -> anyhow::Result<u8> {
         writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
         return Ok(EXIT_OK);
     }
-    writeln!(
-        out,
-        "move  published reply  year  proven here                        certified here"
-    )?;
-    for r in &rows {
-        let certs = describe_all(&r.certified);
-        writeln!(
-            out,
-            "{:<5} {:<9} {:<6} {:<5} {:<34} {}",
-            r.san,
-            r.published.name(),
-            r.reply.as_deref().unwrap_or("-"),
-            r.year.map_or("-".to_string(), |y| y.to_string()),
-            proven_here(&r.proven_here),
-            if certs.is_empty() {
-                "-".to_string()
-            } else {
-                certs.join("; ")
-            }
-        )?;
-    }
-    let partial: Vec<&TableRow> = rows
-        .iter()
-        .filter(|r| r.proven_here.proven_under.is_empty() && r.proven_here.replies > 0)
-        .collect();
-    if !partial.is_empty() {
+    if args.long {
+        write_long(&mut out, &rows)?;
+    } else {
+        write_table(&mut out, &rows)?;
+        write_missing(&mut out, &rows)?;
         writeln!(out)?;
-        for r in partial {
-            let p = &r.proven_here;
-            writeln!(
-                out,
-                "1.{}{}: replies not proven here yet: {}",
-                r.san,
-                p.winner_move
-                    .as_ref()
-                    .map_or(String::new(), |m| format!(" {m}")),
-                p.missing.join(" ")
-            )?;
+        for l in wrap(
+            "",
+            0,
+            "Proven here: what the certificates prove together; rule sets: of the six (international, fics, joint, each with or without +fifty). Each certificate, the rule sets and the sources: --long; every field: --json.",
+            WIDTH,
+        ) {
+            writeln!(out, "{l}")?;
         }
     }
     writeln!(out)?;
-    writeln!(out, "Sources (full citations in data/openings.tsv):")?;
-    for r in &rows {
-        writeln!(out, "  {:<4} {}", r.san, r.source)?;
-    }
     writeln!(
         out,
         "Certified proofs read from {}/ ({} files).",
@@ -197,5 +386,6 @@ pub fn run(args: OpeningsArgs) -> anyhow::Result<u8> {
             .display(),
         certified.len()
     )?;
+    out.flush()?;
     Ok(EXIT_OK)
 }

@@ -40,7 +40,8 @@ pub struct ServeArgs {
 /// Runs `antiproof serve`.
 pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
     let source = args.source.open()?;
-    let name = source.name();
+    // The start-up line names the proofs, or counts them.
+    let name = args.source.summary()?;
     let (app, warnings) = App::new(source, args.source.rules.stalemate()).with_files(
         &args.source.tree_files()?,
         &args.source.db,

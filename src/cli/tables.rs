@@ -367,19 +367,7 @@ fn probe(a: ProbeArgs) -> anyhow::Result<u8> {
     }
     let tables = Tables::open_building_rule_set(a.common.dir(), rule_set);
     let value = tables.value(&pos)?;
-    let mut moves = Vec::new();
-    if pos.outcome(rules).is_none() {
-        for &m in pos.legal_moves().iter() {
-            let child = tables.value(&pos.play(m))?;
-            let v = if rule_set.fifty_move {
-                at_clock(child.after_move_fifty(m.is_irreversible()), clock)
-            } else {
-                child.after_move()
-            };
-            moves.push((m, v));
-        }
-    }
-    moves.sort_by_key(|&(m, v)| (-v.score(), m.uci().to_string()));
+    let moves = crate::tables::ranked_moves(&pos, rule_set, clock, |p| tables.value(p))?;
     let shown = if rule_set.fifty_move {
         at_clock(value, clock)
     } else {

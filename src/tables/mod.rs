@@ -117,6 +117,40 @@ pub fn value_of_rule_set<S: TableSource>(
     })
 }
 
+/// The legal moves of `pos` with their values for the side to move, best
+/// first (quicker wins, then draws, then slower losses; ties in UCI order),
+/// from `child_value`, the value of the position after each move for the
+/// side to move there. Under the fifty-move rule (`rules.fifty_move`, with
+/// fifty-move values as [`Tables::open_rule_set`] gives them) at half-move
+/// clock `clock`: [`Value::after_move_fifty`], drawn unless decisive at
+/// the clock. Empty when the game is over. What `tables probe` lists and
+/// `uci` plays off a proof.
+pub fn ranked_moves<E>(
+    pos: &Position,
+    rules: RuleSet,
+    clock: u32,
+    mut child_value: impl FnMut(&Position) -> Result<Value, E>,
+) -> Result<Vec<(crate::rules::Move, Value)>, E> {
+    let mut moves = Vec::new();
+    if pos.outcome(rules.stalemate).is_some() {
+        return Ok(moves);
+    }
+    for &m in pos.legal_moves().iter() {
+        let child = child_value(&pos.play(m))?;
+        let v = if rules.fifty_move {
+            match child.after_move_fifty(m.is_irreversible()) {
+                v if v.decisive_at(clock) => v,
+                _ => Value::Draw,
+            }
+        } else {
+            child.after_move()
+        };
+        moves.push((m, v));
+    }
+    moves.sort_by_key(|&(m, v)| (-v.score(), m.uci().to_string()));
+    Ok(moves)
+}
+
 type TableMap = HashMap<u64, (Material, Arc<Table>), crate::fasthash::FastBuild>;
 
 /// A directory of tables for one rule set, loaded on first use.

@@ -647,3 +647,15 @@ pub fn antiproof_with_state<S: AsRef<std::ffi::OsStr>>(
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// The block of `openings --long` output for one move: from the line
+/// starting with `head` (`1.e4:`) to the next empty line.
+pub fn openings_block<'a>(long: &'a str, head: &str) -> &'a str {
+    let start = long
+        .find(&format!("\n{head}"))
+        .map(|i| i + 1)
+        .or_else(|| long.starts_with(head).then_some(0))
+        .unwrap_or_else(|| panic!("no block {head} in:\n{long}"));
+    let rest = &long[start..];
+    &rest[..rest.find("\n\n").unwrap_or(rest.len())]
+}
