@@ -149,3 +149,72 @@ fn damaged_compressed_trees_are_exit_2_naming_the_file() {
     cache_is_empty(&state);
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A zstd skippable frame (magic `0x184D2A50 + nibble`, little-endian, then
+/// the payload's length and the payload; RFC 8878 section 3.1.2).
+fn skippable(nibble: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = (0x184D_2A50u32 + nibble as u32).to_le_bytes().to_vec();
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// What `pzstd` writes: the input in chunks, each zstd frame preceded by a
+/// skippable frame holding the frame's compressed length (4 bytes).
+fn pzstd_like(bytes: &[u8], chunks: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for part in bytes.chunks(bytes.len().div_ceil(chunks)) {
+        let frame = zst(part);
+        out.extend(skippable(0, &(frame.len() as u32).to_le_bytes()));
+        out.extend(frame);
+    }
+    out
+}
+
+#[test]
+fn zstd_files_beginning_with_skippable_frames_verify() {
+    let d = temp_dir("skippable");
+    let state = d.join("state");
+    let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs/e3-Na6.tree");
+    let bytes = std::fs::read(&plain).unwrap();
+    let (code, want, err) = run(
+        &state,
+        &["verify", "--json", "--tree", plain.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{err}");
+    // pzstd's layout, one chunk and three; and other skippable magics with
+    // longer payloads, one after another, before and between the frames.
+    let mut other = skippable(0xf, &[7u8; 300]);
+    other.extend(skippable(0x3, b""));
+    other.extend(zst(&bytes[..100]));
+    other.extend(skippable(0x9, &[0u8; 17]));
+    other.extend(zst(&bytes[100..]));
+    for (name, data) in [
+        ("one.tree.zst", pzstd_like(&bytes, 1)),
+        ("three.tree.zst", pzstd_like(&bytes, 3)),
+        ("other.bin", other),
+    ] {
+        let f = d.join(name);
+        std::fs::write(&f, data).unwrap();
+        let (code, out, err) = run(&state, &["verify", "--json", "--tree", f.to_str().unwrap()]);
+        assert_eq!(code, 0, "{name}: {out}{err}");
+        assert_eq!(figures(&out), figures(&want), "{name}");
+    }
+    // Skippable frames and then no zstd frame, or damage after them: zstd
+    // data, damaged (exit 2), not a malformed plain file.
+    let mut cut = skippable(0, &[1, 2, 3, 4]);
+    cut.extend(&zst(&bytes)[..20]);
+    for (name, data) in [
+        ("cut.tree.zst", cut),
+        ("lonely.tree.zst", skippable(0, &[1, 2, 3, 4])[..6].to_vec()),
+    ] {
+        let f = d.join(name);
+        std::fs::write(&f, data).unwrap();
+        let (code, out, err) = run(&state, &["verify", "--tree", f.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {out}{err}");
+        assert!(err.contains("damaged zstd data"), "{name}: {err}");
+        assert!(err.contains(f.to_str().unwrap()), "{name}: {err}");
+    }
+    cache_is_empty(&state);
+    std::fs::remove_dir_all(&d).unwrap();
+}

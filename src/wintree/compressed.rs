@@ -10,10 +10,14 @@
 //! size free there (4.5 GB for Watkins' `e3wins`).
 //!
 //! The compression is told by the file's first bytes, whatever its name:
-//! bzip2 `BZh1`..`BZh9`, zstd `28 b5 2f fd`. A plain win-tree file never
-//! begins with the bzip2 magic (bit 30 of its root record, "root has a
-//! child", would be clear), and one beginning with the zstd magic would
-//! claim over a thousand million node slots with the unused bit 31 set.
+//! bzip2 `BZh1`..`BZh9`, zstd `28 b5 2f fd`, or a zstd skippable frame
+//! (`50`..`5f` `2a 4d 18`, as `pzstd` writes one before each frame). A
+//! plain win-tree file never begins with the bzip2 magic (bit 30 of its
+//! root record, "root has a child", would be clear), one beginning with
+//! the zstd magic would claim over a thousand million node slots with the
+//! unused bit 31 set, and one beginning with a skippable frame's magic
+//! would claim 407 million nodes with "root has a child" clear, which the
+//! reader rejects.
 
 use std::fs::File;
 use std::io::{self, IsTerminal, Read, Write};
@@ -25,7 +29,8 @@ use std::time::{Duration, Instant};
 pub enum Compression {
     /// bzip2 (one stream or several concatenated, as `pbzip2` writes).
     Bzip2,
-    /// Zstandard (one frame or several).
+    /// Zstandard (one frame or several, skippable frames among them, as
+    /// `pzstd` writes).
     Zstd,
 }
 
@@ -43,6 +48,9 @@ impl Compression {
         match head {
             [b'B', b'Z', b'h', b'1'..=b'9', ..] => Some(Compression::Bzip2),
             [0x28, 0xb5, 0x2f, 0xfd, ..] => Some(Compression::Zstd),
+            // A skippable frame (RFC 8878, 3.1.2): magic 0x184D2A50 to
+            // 0x184D2A5F, little-endian. libzstd's decoder skips it.
+            [0x50..=0x5f, 0x2a, 0x4d, 0x18, ..] => Some(Compression::Zstd),
             _ => None,
         }
     }
