@@ -33,7 +33,7 @@ struct FileArgs {
 
 /// Runs `antiproof store`.
 pub fn run(args: StoreArgs) -> anyhow::Result<u8> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::out::stdout();
     match args.command {
         StoreCommand::Check(a) => {
             let verdict = Store::check_integrity(&a.db).and_then(|intact| {

@@ -296,7 +296,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     }
     let cpu = cpu_seconds();
     let result = report.result.name();
-    let mut out = io::stdout().lock();
+    let mut out = crate::cli::out::stdout();
     if args.json {
         let j = serde_json::json!({
             "result": result,
