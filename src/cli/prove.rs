@@ -350,7 +350,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
 fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
     let rules = args.rules.stalemate();
     let rule_set = args.rules.rule_set();
-    let list = super::obligations::read(path, rules)?;
+    let list = super::obligations::read_rule_set(path, rule_set)?;
     let winner = match (args.winner, list.winner) {
         (Some(a), Some(b)) if a != b => bail!(
             "--winner {a}, but the obligations of {} are owed for {b}",
