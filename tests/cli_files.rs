@@ -1,7 +1,8 @@
 //! Paths that are not what a command expects: FIFOs, directories and
 //! devices where a file is read (refused at once, never waited on),
-//! missing or empty directories, a missing `TMPDIR` for `demo`; and the
-//! messages of I/O errors, which say the path and the cause once.
+//! missing or empty directories, a missing `TMPDIR` for `demo`; the
+//! messages of I/O errors, which say the path and the cause once; and a
+//! closed standard output, which stops the output and changes no exit code.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -202,4 +203,106 @@ fn demo_never_creates_tmpdir_and_removes_its_own_directory() {
         "demo left files"
     );
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Runs antiproof with its standard output a pipe whose reading end is
+/// closed before the program writes (`antiproof ... | true`); the exit
+/// code and stderr.
+fn run_stdout_closed(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // `spawn` returns once the program is executing, before its first
+    // write: every write it makes finds the pipe closed.
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_closed_stdout_changes_no_exit_code() {
+    let d = temp_dir("closed-stdout");
+    let garbage = d.join("garbage.tree");
+    std::fs::write(&garbage, b"not a win tree").unwrap();
+    let db = d.join("s.redb");
+    let owed = d.join("owed.epd");
+    let (g, db_s, owed_s) = (
+        garbage.to_str().unwrap(),
+        db.to_str().unwrap(),
+        owed.to_str().unwrap(),
+    );
+    let cases: [(&[&str], i32); 8] = [
+        // Rejected by the checker (1.Nc3's proof does not hold under FICS
+        // rules), or malformed: 1, as with the output read.
+        (
+            &["verify", "--tree", "proofs/Nc3.tree", "--rules", "fics"],
+            1,
+        ),
+        (&["verify", "--json", "--tree", g], 1),
+        (&["verify", "--tree", g], 1),
+        // Certified, and the obligations file still written.
+        (
+            &[
+                "verify",
+                "--tree",
+                "proofs/e3-Na6.tree",
+                "--obligations",
+                owed_s,
+            ],
+            0,
+        ),
+        // Stopped by its limit: 3, text or JSON.
+        (
+            &[
+                "prove",
+                "--db",
+                db_s,
+                "--memory",
+                "16M",
+                "--limit",
+                "2000nodes",
+                "e3",
+                "c5",
+            ],
+            3,
+        ),
+        (
+            &[
+                "prove",
+                "--json",
+                "--db",
+                db_s,
+                "--memory",
+                "16M",
+                "--limit",
+                "2000nodes",
+                "e3",
+                "c5",
+            ],
+            3,
+        ),
+        // No verdict: done.
+        (&["perft", "3"], 0),
+        (&["browse", "--tree", "proofs/e3-Na6.tree"], 0),
+    ];
+    for (args, want) in cases {
+        let (code, err) = run_stdout_closed(args);
+        assert_eq!(code, Some(want), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    assert!(
+        std::fs::read_to_string(&owed)
+            .unwrap()
+            .starts_with("# antiproof obligations")
+    );
+    // The stopped search went on to save its table for the next run.
+    assert!(d.join("s.redb.table").exists());
+    let _ = std::fs::remove_dir_all(&d);
 }

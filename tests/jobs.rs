@@ -324,6 +324,82 @@ fn a_killed_master_resumes_from_the_store() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A worker fault that claims its job disproven (no certificate: a
+/// disproof is the search's word).
+const CLAIM_DISPROVEN: &str = r#"field() { sed -n "s/.*\"$1\": \"\(.*\)\",*/\1/p" "$job" | head -1; }
+cat > "$job.result.json" <<EOF
+{"format": "antiproof-job-result", "version": 1, "id": "$(field id)",
+ "root_fen": "$(field root_fen)", "rules": "$(field rules)", "winner": "$(field winner)",
+ "outcome": "disproven", "root_pn": 4294967295, "root_dn": 0, "nodes": 1,
+ "proof_positions": 0, "time_s": 0.0, "tree": null, "stopped_by": null}
+EOF"#;
+
+#[test]
+fn leaves_workers_disproved_are_tried_again_by_the_next_run() {
+    let dir = temp_dir("reopen-disproven");
+    // The first job (the root's) runs for real and is expanded; every
+    // later one claims a disproof, so the root ends disproven.
+    let p = dir.join("worker.sh");
+    let script = format!(
+        "job=\"$1\"\nif mkdir \"{d}/real\" 2>/dev/null; then exec {EXE} job run \"$job\"; fi\n{CLAIM_DISPROVEN}\n",
+        d = dir.display()
+    );
+    std::fs::write(&p, script).unwrap();
+    let o = prove_jobs(&dir, Some(&p), &["e3", "Na6"]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    assert_eq!(v["result"], "disproven", "{v}");
+    assert!(v["report"]["top_nodes"].as_u64().unwrap() > 1, "{v}");
+    // The next run trusts none of it: it searches again and proves it.
+    let v = ok_json(&prove_jobs(&dir, None, &["e3", "Na6"]));
+    assert_eq!(v["result"], "proven", "{v}");
+    assert_eq!(v["report"]["resumed"], true);
+    assert!(v["report"]["reopened"].as_u64().unwrap() >= 1, "{v}");
+    assert_certified(&dir, &["e3", "Na6"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_failed_root_is_tried_again_and_a_stored_proof_wins_over_the_tree() {
+    let dir = temp_dir("reopen-failed");
+    let bad = dir.join("bad.sh");
+    std::fs::write(&bad, "echo 'not json' > \"$1.result.json\"\n").unwrap();
+    let o = prove_jobs(&dir, Some(&bad), &["e3", "d5"]);
+    assert_eq!(json(&o)["result"], "failed");
+    let v = ok_json(&prove_jobs(&dir, None, &["e3", "d5"]));
+    assert_eq!(v["result"], "proven", "{v}");
+    assert_eq!(v["report"]["reopened"], 1, "{v}");
+    assert_certified(&dir, &["e3", "d5"]);
+
+    // Disproven by a worker's claim, then proven by a plain `prove`: the
+    // job-level run answers from the store's proof, whatever its workers
+    // would claim.
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let claim = dir.join("claim.sh");
+    std::fs::write(&claim, format!("job=\"$1\"\n{CLAIM_DISPROVEN}\n")).unwrap();
+    let o = prove_jobs(&dir, Some(&claim), &["e3", "d5"]);
+    assert_eq!(json(&o)["result"], "disproven");
+    let o = Command::new(EXE)
+        .arg("prove")
+        .arg("--db")
+        .arg(dir.join("t.redb"))
+        .args(["--memory", "16M", "e3", "d5"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let v = ok_json(&prove_jobs(&dir, Some(&claim), &["e3", "d5"]));
+    assert_eq!(v["result"], "proven", "{v}");
+    assert_eq!(v["report"]["settled_from_store"], 1, "{v}");
+    assert_eq!(v["report"]["jobs_done"], 0, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_missing_sbatch_is_a_clear_error() {
     let dir = temp_dir("no-sbatch");

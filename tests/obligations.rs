@@ -2,7 +2,8 @@
 //! "open" (`verify --tree --obligations`, exit 4, listing exactly the cut
 //! positions), `prove --obligations` proves them, `export --tree --db`
 //! merges the proofs into one certificate that `verify --tree` certifies
-//! with nothing else. Plus bad obligations files.
+//! with nothing else, without the fifty-move rule and under it. Plus bad
+//! obligations files.
 
 mod common;
 
@@ -226,6 +227,89 @@ fn open_leaves_are_listed_proven_and_merged_into_one_certificate() {
     let (rc, _, _) = antiproof(&["verify", "--tree", merged_s, "--obligations", ob_s]);
     assert_eq!(rc, 0);
     assert!(listed(&ob).is_empty());
+}
+
+#[test]
+fn fifty_move_obligations_are_proven_and_merged_under_the_rule() {
+    let dir = temp_dir("obligations-fifty");
+    let (cut_file, expected) = cut(&dir);
+    let n = expected.len();
+    let cut_s = cut_file.to_str().unwrap();
+    let ob = dir.join("owed.epd");
+    let ob_s = ob.to_str().unwrap();
+    let (rc, out, err) = antiproof(&[
+        "verify",
+        "--rules",
+        "lichess",
+        "--tree",
+        cut_s,
+        "--obligations",
+        ob_s,
+    ]);
+    assert_eq!(rc, 4, "{out}{err}");
+    let text = std::fs::read_to_string(&ob).unwrap();
+    assert!(text.contains("# fifty-move-rule: yes\n"), "{text}");
+    assert_eq!(listed(&ob).into_iter().collect::<BTreeSet<_>>(), expected);
+    let db = dir.join("s.redb");
+    let db_s = db.to_str().unwrap();
+    // Without the rule: refused, a proof without it discharges nothing.
+    let (rc, out, err) = discharge(db_s, ob_s, &["--memory", "64M"]);
+    assert_eq!(rc, 2, "{out}{err}");
+    assert!(err.contains("add --fifty-move-rule"), "{err}");
+    // Each spelling of the rule proves them (the later ones find them in
+    // the store).
+    for rule in [
+        &["--rules", "lichess"][..],
+        &["--fifty-move-rule"],
+        &["--rules", "international+fifty"],
+    ] {
+        let mut extra = vec!["--memory", "64M"];
+        extra.extend_from_slice(rule);
+        let (rc, out, err) = discharge(db_s, ob_s, &extra);
+        assert_eq!(rc, 0, "{rule:?}: {out}{err}");
+        assert!(
+            out.contains(&format!("{n} of {n} obligations proven for white")),
+            "{rule:?}: {out}"
+        );
+    }
+    // Merged under the rule: one certificate the checker certifies under
+    // it, owing nothing.
+    let merged = dir.join("merged.tree");
+    let merged_s = merged.to_str().unwrap();
+    let (rc, out, err) = antiproof(&[
+        "export", "--rules", "lichess", "--tree", cut_s, "--db", db_s, "-o", merged_s,
+    ]);
+    assert_eq!(rc, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!("{n} open leaves replaced by stored proofs")),
+        "{out}"
+    );
+    let (rc, out, err) = antiproof(&[
+        "verify",
+        "--rules",
+        "lichess",
+        "--tree",
+        merged_s,
+        "--obligations",
+        ob_s,
+    ]);
+    assert_eq!(rc, 0, "{out}{err}");
+    assert!(out.contains("CERTIFIED"), "{out}");
+    assert!(listed(&ob).is_empty());
+    // The store's proofs are the fifty-move rule's: without it they are
+    // not found.
+    let other = dir.join("plain.tree");
+    let (rc, _, err) = antiproof(&[
+        "export",
+        "--tree",
+        cut_s,
+        "--db",
+        db_s,
+        "-o",
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(rc, 1, "{err}");
+    assert!(err.contains("no proof of the open leaf"), "{err}");
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! A proof store that is damaged, or whose writer was killed: every
 //! command that reads it gives a clear answer (exit 0, 1 or 2), never a
-//! panic (exit 101), and `antiproof store check` tells which it is.
+//! panic (exit 101), and `antiproof store check` tells which it is; of a
+//! store it may not write, it says so (and what a read-only pass found),
+//! never "damaged".
 
 mod common;
 
@@ -124,4 +126,65 @@ fn a_store_whose_writer_was_killed_is_read_with_everything_committed() {
     assert_eq!(code, 0, "{out}{err}");
     let (code, out, err) = common::antiproof(&["store", "check", "--db", &db]);
     assert_eq!(code, 0, "{out}{err}");
+}
+
+/// Runs antiproof as a user who may not write `file` (0444): as root, for
+/// whom permissions do not bite, as the user `nobody` (uid 65534); the
+/// exit code and standard output.
+fn run_unable_to_write(file: &Path, args: &[&str]) -> (i32, String, String) {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_antiproof"));
+    cmd.args(args);
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        cmd.uid(65534).gid(65534);
+    }
+    let o = cmd.output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn an_intact_store_it_may_not_write_is_not_called_damaged() {
+    let dir = common::temp_dir("store-read-only");
+    let db = proven_store(&dir);
+    let before = std::fs::read(&db).unwrap();
+    let (code, out, err) = run_unable_to_write(Path::new(&db), &["store", "check", "--db", &db]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        !out.contains("DAMAGED") && !out.contains("rebuild"),
+        "{out}"
+    );
+    assert!(out.contains("NOT FULLY CHECKED"), "{out}");
+    assert!(out.contains("cannot open it for writing"), "{out}");
+    assert!(out.contains("Permission denied"), "{out}");
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the file was changed");
+    // Readers need no write access.
+    let (code, out2, err) =
+        run_unable_to_write(Path::new(&db), &["verify", "--db", &db, "e3", "d5"]);
+    assert_eq!(code, 0, "{out2}{err}");
+    // Writable again, the full check: intact, with as many records as the
+    // read-only check read.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let (code, intact, _) = common::antiproof(&["store", "check", "--db", &db]);
+    assert_eq!(code, 0, "{intact}");
+    let n = intact.split_whitespace().rev().nth(1).unwrap().to_string();
+    assert!(
+        out.contains(&format!("all {n} records read back")),
+        "{out}\n{intact}"
+    );
+    // Damaged and not writable: the read-only check finds it.
+    let mut bytes = before.clone();
+    bytes[4096..8192].fill(0);
+    std::fs::write(&db, &bytes).unwrap();
+    let (code, out, err) = run_unable_to_write(Path::new(&db), &["store", "check", "--db", &db]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("DAMAGED"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -187,7 +187,7 @@ pub fn run(args: BrowseArgs) -> anyhow::Result<u8> {
         }
         Err(e) => return Err(e.into()),
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::out::stdout();
     if args.json {
         writeln!(out, "{}", v.json())?;
     } else {

@@ -3,6 +3,7 @@
 //! exports the proof as a win-tree file, and certifies the file with the
 //! independent checker, printing each step's report.
 
+use super::out::outln;
 use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
@@ -69,7 +70,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<u8> {
     let db = dir.join("demo.redb").display().to_string();
     let tree = dir.join("demo.tree").display().to_string();
     let step = |title: &str, words: &[&str]| -> anyhow::Result<u8> {
-        println!("== {title}: antiproof {}", words.join(" "));
+        outln!("== {title}: antiproof {}", words.join(" "))?;
         let mut all = vec!["antiproof".to_string()];
         all.extend(words.iter().map(|w| w.to_string()));
         // After `--`, so a move is never taken for an option (`--` is a
@@ -77,7 +78,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<u8> {
         all.push("--".to_string());
         all.extend(args.moves.iter().cloned());
         let code = super::run_words(&all)?;
-        println!();
+        outln!()?;
         Ok(code)
     };
     let result = (|| {
@@ -96,7 +97,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<u8> {
     })();
     let code = result?;
     if code == super::EXIT_OK {
-        println!("demo: proven, exported and certified");
+        outln!("demo: proven, exported and certified")?;
     }
     Ok(code)
 }

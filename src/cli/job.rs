@@ -1,6 +1,7 @@
 //! `antiproof job run FILE`: runs one job of a job-level search (see
 //! `crate::jobs`) and writes its result next to it.
 
+use super::out::outln;
 use super::{EXIT_NO, EXIT_OK};
 use crate::jobs::job::{Outcome, result_path};
 use crate::jobs::run::run_job;
@@ -31,7 +32,7 @@ pub fn run(args: JobArgs) -> anyhow::Result<u8> {
     match args.command {
         JobCommand::Run { file } => {
             let r = run_job(&file, Some(crate::search::run::stop_flag()))?;
-            println!(
+            outln!(
                 "{} {}: {} nodes, {:.3} s, root pn {} dn {}; result in {}",
                 r.id,
                 match r.outcome {
@@ -44,7 +45,7 @@ pub fn run(args: JobArgs) -> anyhow::Result<u8> {
                 r.root_pn,
                 r.root_dn,
                 result_path(&file).display()
-            );
+            )?;
             Ok(if r.outcome == Outcome::Proven {
                 EXIT_OK
             } else {

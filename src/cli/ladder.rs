@@ -4,7 +4,7 @@
 use super::prove::ProveArgs;
 use super::{EXIT_ERROR, EXIT_OK};
 use crate::search::ladder::{LADDER, Ladder};
-use std::io::{self, Write};
+use std::io::Write;
 
 /// `--ladder`: each rung in a child process (clean peak memory) with a
 /// fresh store in a temporary directory, one row a rung.
@@ -32,7 +32,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     let plain = crate::vocab::RuleSet::default();
     let baseline = (args.baseline && args.rules.rule_set() != plain).then(|| options_under(plain));
     let ladder = Ladder::new(options)?;
-    let mut out = io::stdout().lock();
+    let mut out = crate::cli::out::stdout();
     writeln!(
         out,
         "rung  line       result      time s   CPU s      nodes     nodes/s  proof pos  depth  peak MB  B/node  store B/pos | anchor s  ratio  CPU ratio  anchor nodes  anchor proof"

@@ -13,6 +13,7 @@ mod job;
 mod ladder;
 mod obligations;
 mod openings;
+pub(crate) mod out;
 mod perft;
 mod prove;
 mod serve;
@@ -110,26 +111,18 @@ pub(crate) fn run_words(words: &[String]) -> anyhow::Result<u8> {
     run_command(cli.command)
 }
 
+/// The exit code of a command's result; an error is said on stderr (exit
+/// 2). A closed standard output is no error and changes no code: the
+/// commands write through [`out::stdout`], which ends the output there
+/// and lets the command finish with its own verdict.
 fn finish(result: anyhow::Result<u8>) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            if is_broken_pipe(&e) {
-                return ExitCode::from(EXIT_OK);
-            }
             let _ = writeln!(io::stderr(), "antiproof: error: {e:#}");
             ExitCode::from(EXIT_ERROR)
         }
     }
-}
-
-/// Whether an error is a closed output pipe (`antiproof ... | head`), which
-/// is not an error.
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
-    })
 }
 
 /// Refuses an output file that is one of the command's inputs (the same

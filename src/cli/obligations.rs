@@ -37,12 +37,6 @@ pub(super) struct Obligations {
     pub positions: Vec<(usize, Position)>,
 }
 
-/// Reads `path` for `rules` without the fifty-move rule: see
-/// [`read_rule_set`].
-pub(super) fn read(path: &Path, rules: Rules) -> anyhow::Result<Obligations> {
-    read_rule_set(path, RuleSet::from(rules))
-}
-
 /// Reads `path` for the rule set `set`: a header naming another stalemate
 /// rule, or the fifty-move rule where `set` has it not (a win without the
 /// rule does not discharge one owed under it; the reverse does), a

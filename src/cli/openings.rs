@@ -356,7 +356,7 @@ pub fn run(args: OpeningsArgs) -> anyhow::Result<u8> {
         }
     }
     let rows = table(&certified);
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::out::stdout();
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
         return Ok(EXIT_OK);

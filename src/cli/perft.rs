@@ -4,7 +4,7 @@ use super::values;
 use crate::rules::{Position, perft};
 use anyhow::Context;
 use clap::Args;
-use std::io::{self, Write};
+use std::io::Write;
 use std::time::Instant;
 
 #[derive(Args, Debug)]
@@ -29,7 +29,7 @@ pub fn run(args: PerftArgs) -> anyhow::Result<u8> {
         None => Position::startpos(),
     };
     let start = Instant::now();
-    let mut out = io::stdout().lock();
+    let mut out = crate::cli::out::stdout();
     let total = if args.divide {
         let rows = perft::divide(&pos, args.depth);
         for (m, n) in &rows {

@@ -1,6 +1,7 @@
 //! `antiproof prove`: prove a forced win for a line and store its solution
 //! tree. See docs/prove.md.
 
+use super::out::outln;
 use super::values::{self, Limit, MemorySize};
 use crate::rules::{Color, Move, Position};
 use crate::search::ladder::Rungs;
@@ -341,7 +342,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         seed: args.seed,
         tables: args.tables.as_ref().map(|d| d.display().to_string()),
     };
-    let mut out = io::stdout().lock();
+    let mut out = crate::cli::out::stdout();
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&summary)?)?;
     } else {
@@ -361,7 +362,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
 fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
     let rules = args.rules.stalemate();
     let rule_set = args.rules.rule_set();
-    let list = super::obligations::read(path, rules)?;
+    let list = super::obligations::read_rule_set(path, rule_set)?;
     let winner = match (args.winner, list.winner) {
         (Some(a), Some(b)) if a != b => bail!(
             "--winner {a}, but the obligations of {} are owed for {b}",
@@ -416,12 +417,12 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
             "proof_positions": report.proof_positions,
         }));
         if !args.json {
-            println!(
+            outln!(
                 "{what:<10} line {n}: {} ({} nodes, {} proof positions)",
                 pos.to_epd(),
                 report.nodes,
                 report.proof_positions
-            );
+            )?;
         }
         if report.result == ProveResult::Stopped {
             stopped = Some(*n);
@@ -450,9 +451,9 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
             "db": args.db.display().to_string(),
             "each": results,
         });
-        println!("{j}");
+        outln!("{j}")?;
     } else {
-        println!(
+        outln!(
             "result:          {proven} of {total} obligations proven for {}{}{}",
             winner.to_string().to_lowercase(),
             if disproven.is_empty() {
@@ -473,8 +474,8 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
                 ),
                 None => String::new(),
             }
-        );
-        println!("store:           {}", args.db.display());
+        )?;
+        outln!("store:           {}", args.db.display())?;
     }
     Ok(if !disproven.is_empty() {
         super::EXIT_NO

@@ -63,7 +63,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
         .with_context(|| format!("binding {}", args.addr))?;
     let addr = server.local_addr()?;
     {
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::cli::out::stdout();
         writeln!(
             out,
             "antiproof serve: {name} ({})",

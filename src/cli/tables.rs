@@ -11,7 +11,7 @@ use crate::vocab::{FIFTY_MOVE_PLIES, RuleSet};
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use std::collections::BTreeSet;
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -130,7 +130,7 @@ fn build(a: BuildArgs) -> anyhow::Result<u8> {
     let dir = a.common.dir();
     let tables = Tables::open_building_rule_set(&dir, rule_set);
     let start = Instant::now();
-    let mut out = io::stdout().lock();
+    let mut out = crate::cli::out::stdout();
     writeln!(
         out,
         "tables: {} material(s), rules {rule_set}, directory {}{}",
@@ -150,7 +150,7 @@ fn build(a: BuildArgs) -> anyhow::Result<u8> {
             built += 1;
             bytes += e.entries;
             let _ = writeln!(
-                io::stdout(),
+                crate::cli::out::stdout(),
                 "built {:<6} {:>10} entries  {:>9} wins {:>9} losses {:>9} draws  \
                  longest win {:>3} loss {:>3}  {:.2}s",
                 e.material.to_string(),
@@ -164,7 +164,7 @@ fn build(a: BuildArgs) -> anyhow::Result<u8> {
             );
             if let Some(why) = &e.replaced {
                 let _ = writeln!(
-                    io::stdout(),
+                    crate::cli::out::stdout(),
                     "  (replaced a file that was not this table: {why})"
                 );
             }
@@ -244,7 +244,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
             records_dir.as_deref().unwrap_or(Path::new("-")).display()
         )
     })?;
-    let mut out = io::stdout().lock();
+    let mut out = crate::cli::out::stdout();
     writeln!(
         out,
         "verifying {} table(s), rules {rules}, directory {}",
@@ -380,7 +380,7 @@ fn probe(a: ProbeArgs) -> anyhow::Result<u8> {
             json_value(v)
         }
     };
-    let mut out = io::stdout().lock();
+    let mut out = crate::cli::out::stdout();
     if a.json {
         let mv: Vec<serde_json::Value> = moves
             .iter()
@@ -489,7 +489,7 @@ fn bench(a: BenchArgs) -> anyhow::Result<u8> {
     }
     let secs = start.elapsed().as_secs_f64();
     writeln!(
-        io::stdout(),
+        crate::cli::out::stdout(),
         "{} probes of random positions over {} tables ({rules}): {found} answered, {wins} wins, \
          {:.3}s, {:.0} probes/s",
         a.probes,

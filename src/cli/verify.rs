@@ -1,6 +1,7 @@
 //! `antiproof verify`: certify a proof from the store or a win-tree file
 //! with the independent checker (`crate::check`, shakmaty rules only).
 
+use super::out::outln;
 use super::values;
 use super::{EXIT_NO, EXIT_OK, EXIT_OPEN};
 use crate::check::{self, TreeOptions, Verdict, game};
@@ -124,11 +125,11 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
                     format!("the proof stored in {} as a win tree", path.display())
                 })?),
                 Err(why) => {
-                    return Ok(rejected_unchecked(
+                    return rejected_unchecked(
                         &args,
                         "NoProof",
                         &format!("{}: {why}", path.display()),
-                    ));
+                    );
                 }
             }
         }
@@ -140,7 +141,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
         (Some(path), _) => match WinTree::open(path) {
             Ok(t) => Some(t),
             Err(e @ WinTreeError::Io { .. }) => return Err(e.into()),
-            Err(e) => return Ok(malformed(&args, &e.to_string())),
+            Err(e) => return malformed(&args, &e.to_string()),
         },
         (None, stored) => stored,
     };
@@ -221,7 +222,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
             }
         }
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::out::stdout();
     if args.json {
         writeln!(out, "{}", report.to_json())?;
     } else {
@@ -374,7 +375,7 @@ fn verify_together(args: &VerifyArgs, fifty_move: Option<u32>) -> anyhow::Result
         .as_ref()
         .map(|c| c.missing().iter().map(|m| m.to_string()).collect())
         .unwrap_or_default();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::cli::out::stdout();
     if args.json {
         let files: Vec<serde_json::Value> = checked
             .iter()
@@ -489,15 +490,15 @@ fn write_obligations(out: &Path, tree: &Path, report: &check::Report) -> anyhow:
 }
 
 /// Reports a file that cannot be parsed at all: rejected.
-fn malformed(args: &VerifyArgs, what: &str) -> u8 {
+fn malformed(args: &VerifyArgs, what: &str) -> anyhow::Result<u8> {
     rejected_unchecked(args, "Malformed", &format!("malformed file: {what}"))
 }
 
 /// A rejection before any position is checked (kind `kind`, for JSON):
 /// exit 1.
-fn rejected_unchecked(args: &VerifyArgs, kind: &str, reason: &str) -> u8 {
+fn rejected_unchecked(args: &VerifyArgs, kind: &str, reason: &str) -> anyhow::Result<u8> {
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({
                 "verdict": "rejected",
@@ -506,12 +507,12 @@ fn rejected_unchecked(args: &VerifyArgs, kind: &str, reason: &str) -> u8 {
                 "rule_set": args.rules.rule_set().name(),
                 "rejection": {"kind": kind, "reason": reason},
             })
-        );
+        )?;
     } else {
-        println!("REJECTED: {reason}");
-        println!("rules:       {}", args.rules.rule_set());
+        outln!("REJECTED: {reason}")?;
+        outln!("rules:       {}", args.rules.rule_set())?;
     }
-    EXIT_NO
+    Ok(EXIT_NO)
 }
 
 /// A progress line on standard error (a terminal) while a file is checked:

@@ -7,7 +7,9 @@
 //! is expanded one ply, its children's jobs getting `growth` times its
 //! budget; a rejected or missing result puts the leaf back in the
 //! frontier, and a leaf rejected twice (or whose worker vanished three
-//! times) is marked failed, never proven); stop if the root is settled,
+//! times) is marked failed, never proven in this run: the next run over
+//! the store tries it again, as it does leaves a worker disproved, see
+//! `TopTree::open`); stop if the root is settled,
 //! the deadline passed or the stop flag is set; select the most-proving
 //! free leaves and send each out as a job; commit the round in one store
 //! transaction.
@@ -139,6 +141,12 @@ pub struct MasterReport {
     pub root_dn: u32,
     /// Whether it resumed a top tree left by an earlier run.
     pub resumed: bool,
+    /// Leaves an earlier run left failed, or disproven by its workers
+    /// (not certified), tried again in this one.
+    pub reopened: u64,
+    /// Top-tree nodes settled at the start from proofs the store holds
+    /// (made since the tree was left), whatever the tree said.
+    pub settled_from_store: u64,
     /// Jobs that came back accepted.
     pub jobs_done: u64,
     /// Results rejected (each named in `each`).
@@ -404,6 +412,8 @@ pub fn run_master(
             root_pn: 1,
             root_dn: 1,
             resumed: top.resumed,
+            reopened: top.reopened,
+            settled_from_store: top.from_store,
             jobs_done: 0,
             jobs_rejected: 0,
             jobs_cancelled: 0,

@@ -353,11 +353,34 @@ pub struct TopTree<'s> {
     records: Vec<(Key, Record)>,
     /// Whether this run resumed a tree left by an earlier one.
     pub resumed: bool,
+    /// On resuming: leaves an earlier run left failed, or disproven by a
+    /// worker's search (not certified), made frontier leaves again.
+    pub reopened: u64,
+    /// On resuming: nodes settled from the store's records (a proof made
+    /// since, by another run or a plain `prove`), whatever the tree said.
+    pub from_store: u64,
 }
 
 /// Saturating sum of proof numbers.
 fn add(a: u32, b: u32) -> u32 {
     a.saturating_add(b)
+}
+
+/// An inner node's numbers from its children's (`or`: the winner moves
+/// there): the least proof number and the sum of disproof numbers, or the
+/// other way round.
+fn combine(or: bool, kids: &[TopNode]) -> (u32, u32) {
+    let (mut pn, mut dn) = if or { (INF, 0) } else { (0, INF) };
+    for c in kids {
+        if or {
+            pn = pn.min(c.pn);
+            dn = add(dn, c.dn);
+        } else {
+            pn = add(pn, c.pn);
+            dn = dn.min(c.dn);
+        }
+    }
+    (pn, dn)
 }
 
 fn damaged(store: &Store, what: String) -> StoreError {
@@ -369,8 +392,10 @@ fn damaged(store: &Store, what: String) -> StoreError {
 
 impl<'s> TopTree<'s> {
     /// Opens the top tree of `root` for `winner` in `store`: resumes the
-    /// stored one if it is of this root and winner (jobs that were out
-    /// are re-queued), else starts afresh (any other top tree under
+    /// stored one if it is of this root and winner, keeping only what is
+    /// certain ([`Self::reopen`]: jobs that were out are re-queued, failed
+    /// and worker-disproven leaves tried again, the store's proofs taken),
+    /// else starts afresh (any other top tree under
     /// `rules` is deleted) with the root a leaf of budget `budget`.
     pub fn open(
         store: &'s Store,
@@ -396,6 +421,8 @@ impl<'s> TopTree<'s> {
             header_dirty: true,
             records: Vec::new(),
             resumed: false,
+            reopened: 0,
+            from_store: 0,
         };
         match old {
             Some(h) if h.root == key && h.winner == winner => {
@@ -404,14 +431,16 @@ impl<'s> TopTree<'s> {
                     ..h
                 };
                 tree.resumed = true;
+                let mut nodes = Vec::with_capacity(h.next_id as usize);
                 for (id, b) in store.top_range(rules, 0, h.next_id)? {
-                    let mut n = TopNode::from_bytes(&b)
-                        .ok_or_else(|| damaged(store, format!("node {id} is malformed")))?;
-                    if n.state == State::InFlight {
-                        n.state = State::Frontier;
-                        tree.dirty.insert(id, n);
+                    if id != nodes.len() as u64 {
+                        return Err(damaged(store, format!("node {} is missing", nodes.len())));
                     }
+                    let n = TopNode::from_bytes(&b)
+                        .ok_or_else(|| damaged(store, format!("node {id} is malformed")))?;
+                    nodes.push(n);
                 }
+                tree.reopen(nodes)?;
             }
             _ => {
                 store.top_clear(rules)?;
@@ -436,6 +465,126 @@ impl<'s> TopTree<'s> {
         }
         tree.flush()?;
         Ok(tree)
+    }
+
+    /// What a resumed tree keeps of an earlier run, `nodes` being the
+    /// whole stored tree (ids `0..next_id`): only what is certain. Jobs
+    /// that were out are frontier leaves again. A node the store holds a
+    /// record of is settled by it (a proof made since, by another run or
+    /// a plain `prove`, wins over the tree's claim). A leaf that failed,
+    /// or that a worker's search disproved (not certified), is a frontier
+    /// leaf again, with mobility values and no failed attempts: this run
+    /// tries it afresh; a game end or a repetition of its path stays
+    /// disproven. Inner nodes are then recomputed from their children,
+    /// children first (they have the larger ids).
+    fn reopen(&mut self, mut nodes: Vec<TopNode>) -> Result<(), StoreError> {
+        let reader = self.store.reader()?;
+        let mut changed = vec![false; nodes.len()];
+        for id in (0..nodes.len()).rev() {
+            let mut n = nodes[id];
+            if n.state == State::Proven {
+                continue;
+            }
+            let pos = n.position();
+            let record = reader.get(self.rules, &n.key)?;
+            if let Some(r) = record {
+                let win = (r.verdict == Verdict::Win) == (pos.turn() == self.header.winner);
+                (n.state, n.pn, n.dn) = if win {
+                    (State::Proven, 0, INF)
+                } else {
+                    (State::Disproven, INF, 0)
+                };
+            } else if n.children == 0 {
+                match n.state {
+                    State::InFlight => n.state = State::Frontier,
+                    State::Disproven | State::Failed if !self.certainly_lost(&nodes, &n) => {
+                        n.state = State::Frontier;
+                        n.attempts = 0;
+                        (n.pn, n.dn) = self.initial(&pos);
+                        self.reopened += 1;
+                    }
+                    _ => {}
+                }
+            } else {
+                let first = n.first_child as usize;
+                let kids = nodes
+                    .get(first..first + n.children as usize)
+                    .ok_or_else(|| {
+                        damaged(self.store, format!("node {id}'s children are missing"))
+                    })?;
+                let or = pos.turn() == self.header.winner;
+                (n.pn, n.dn) = combine(or, kids);
+                n.state = if n.pn == 0 {
+                    let record = self.proven_record(&reader, or, kids)?;
+                    self.records.push((n.key, record));
+                    State::Proven
+                } else if n.dn == 0 {
+                    State::Disproven
+                } else {
+                    State::Inner
+                };
+            }
+            if n != nodes[id] {
+                if record.is_some() && n.state != nodes[id].state {
+                    self.from_store += 1;
+                }
+                nodes[id] = n;
+                changed[id] = true;
+            }
+        }
+        drop(reader);
+        for (id, n) in nodes.into_iter().enumerate() {
+            if changed[id] {
+                self.dirty.insert(id as u64, n);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether leaf `n` of the stored tree `nodes` is lost for the winner
+    /// for certain: a finished game, or a repetition of its path.
+    fn certainly_lost(&self, nodes: &[TopNode], n: &TopNode) -> bool {
+        if n.position().outcome(self.rules).is_some() {
+            return true;
+        }
+        let mut p = n.parent;
+        while let Some(a) = nodes.get(p as usize) {
+            if a.key == n.key {
+                return true;
+            }
+            p = a.parent;
+        }
+        false
+    }
+
+    /// The record of a node proven by its children `kids` (`or`: the
+    /// winner moves there): a win with the first proven child's move, or
+    /// a loss where the other side moves; its size from the children's
+    /// records.
+    fn proven_record(
+        &self,
+        reader: &crate::store::StoreReader,
+        or: bool,
+        kids: &[TopNode],
+    ) -> Result<Record, StoreError> {
+        let mut size = 1u64;
+        let mut mv = MoveCode::NONE;
+        for c in kids {
+            if or && c.pn != 0 {
+                continue;
+            }
+            size = size.saturating_add(reader.get(self.rules, &c.key)?.map_or(1, |r| r.size));
+            if or {
+                mv = MoveCode::from_raw(c.mv);
+                break;
+            }
+        }
+        Ok(Record {
+            verdict: if or { Verdict::Win } else { Verdict::Loss },
+            flags: 0,
+            mv,
+            size,
+        })
     }
 
     /// Mobility values of a new leaf.
@@ -705,42 +854,15 @@ impl<'s> TopTree<'s> {
             }
             let pos = n.position();
             let or = pos.turn() == self.header.winner;
-            let kids = self.children(&n)?;
-            let (mut pn, mut dn) = if or { (INF, 0) } else { (0, INF) };
-            for (_, c) in &kids {
-                if or {
-                    pn = pn.min(c.pn);
-                    dn = add(dn, c.dn);
-                } else {
-                    pn = add(pn, c.pn);
-                    dn = dn.min(c.dn);
-                }
-            }
+            let kids: Vec<TopNode> = self.children(&n)?.into_iter().map(|(_, c)| c).collect();
+            let (pn, dn) = combine(or, &kids);
             let before = (n.pn, n.dn);
             (n.pn, n.dn) = (pn, dn);
             if pn == 0 {
                 n.state = State::Proven;
                 let reader = self.store.reader()?;
-                let mut size = 1u64;
-                let mut mv = MoveCode::NONE;
-                for (_, c) in &kids {
-                    if or && c.pn != 0 {
-                        continue;
-                    }
-                    size =
-                        size.saturating_add(reader.get(self.rules, &c.key)?.map_or(1, |r| r.size));
-                    if or {
-                        mv = MoveCode::from_raw(c.mv);
-                        break;
-                    }
-                }
+                let record = self.proven_record(&reader, or, &kids)?;
                 drop(reader);
-                let record = Record {
-                    verdict: if or { Verdict::Win } else { Verdict::Loss },
-                    flags: 0,
-                    mv,
-                    size,
-                };
                 self.records.push((n.key, record));
             } else if dn == 0 {
                 n.state = State::Disproven;
@@ -838,6 +960,43 @@ mod tests {
         assert!(t.resumed);
         assert_eq!(t.get(picked[0]).unwrap().state, State::Frontier);
         assert_eq!(t.header.generation, 2);
+        drop(t);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_resumed_tree_reopens_what_workers_disproved_or_failed() {
+        let (dir, store, pos) = scratch("reopen");
+        let mut t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
+        t.expand(0, 200, &HashMap::new()).unwrap();
+        // Every child disproven by a worker's word, one failed: the root
+        // (the winner to move) is disproven.
+        let kids: Vec<u64> = t
+            .children(&t.root().unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        for &k in &kids {
+            t.set(k, State::Disproven, 0, 0).unwrap();
+        }
+        let mut n = t.get(kids[0]).unwrap();
+        n.attempts = 2;
+        t.put(kids[0], n);
+        t.set(kids[0], State::Failed, 0, 0).unwrap();
+        t.flush().unwrap();
+        assert_eq!(t.root().unwrap().state, State::Disproven);
+        drop(t);
+        let t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
+        assert_eq!(t.reopened, kids.len() as u64);
+        assert_eq!(t.from_store, 0);
+        let root = t.root().unwrap();
+        assert_eq!(root.state, State::Inner);
+        assert!(root.pn >= 1 && root.pn < INF && root.dn >= 1, "{root:?}");
+        for (_, c) in t.children(&root).unwrap() {
+            assert_eq!((c.state, c.attempts), (State::Frontier, 0));
+        }
         drop(t);
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);

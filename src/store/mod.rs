@@ -244,6 +244,27 @@ fn open_error(path: &Path, e: DatabaseError) -> StoreError {
     }
 }
 
+/// What [`Store::check_integrity`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Integrity {
+    /// Intact (or repaired by the engine).
+    Intact,
+    /// Damaged beyond the engine's repair.
+    Damaged,
+    /// Not checked: the file cannot be opened for writing, which the
+    /// engine's check needs; the cause (`Permission denied`).
+    NotWritable(String),
+}
+
+/// Whether an error opening a file for writing says this process may not
+/// write it (as opposed to a file that is bad).
+fn not_writable(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+    )
+}
+
 /// A path that must name an existing regular file.
 fn existing_file(path: &Path) -> Result<(), StoreError> {
     let fail = |message: &str| StoreError::Open {
@@ -370,22 +391,33 @@ impl Store {
 
     /// Checks the whole file's integrity (redb's page checksums and tree
     /// structure); repairs what redb can. Needs the store to be free of
-    /// writers and readers. `Ok(true)`: intact (or repaired), `Ok(false)`:
-    /// damaged beyond repair.
-    pub fn check_integrity(path: &Path) -> Result<bool, StoreError> {
+    /// writers and readers, and the file open for writing (redb checks
+    /// only through a writable handle): a file this process may not write
+    /// (another user's, read-only, on a read-only file system) is
+    /// [`Integrity::NotWritable`], not checked and not called damaged.
+    pub fn check_integrity(path: &Path) -> Result<Integrity, StoreError> {
         existing_file(path)?;
         guard::guarded(path, || {
             let damaged = |message: String| StoreError::Damaged {
                 path: path.to_path_buf(),
                 message,
             };
-            let mut db = builder()
-                .open(path)
-                .map_err(|e| match open_error(path, e) {
-                    StoreError::Open { message, .. } => damaged(message),
-                    e => e,
-                })?;
-            db.check_integrity().map_err(|e| damaged(e.to_string()))
+            let mut db = match builder().open(path) {
+                Ok(db) => db,
+                Err(DatabaseError::Storage(redb::StorageError::Io(e))) if not_writable(&e) => {
+                    return Ok(Integrity::NotWritable(e.to_string()));
+                }
+                Err(e) => {
+                    return Err(match open_error(path, e) {
+                        StoreError::Open { message, .. } => damaged(message),
+                        e => e,
+                    });
+                }
+            };
+            match db.check_integrity().map_err(|e| damaged(e.to_string()))? {
+                true => Ok(Integrity::Intact),
+                false => Ok(Integrity::Damaged),
+            }
         })
     }
 

@@ -551,7 +551,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
             if args.quiet {
                 return Ok(EXIT_OK);
             }
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::cli::out::stdout();
             for part in &parts {
                 writeln!(
                     out,

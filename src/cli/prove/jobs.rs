@@ -388,7 +388,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     }
     let cpu = cpu_seconds();
     let result = report.result.name();
-    let mut out = io::stdout().lock();
+    let mut out = crate::cli::out::stdout();
     if args.json {
         let j = serde_json::json!({
             "result": result,
@@ -447,7 +447,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             report.top_bytes_per_node,
             super::fmt_pn(report.root_pn),
             super::fmt_pn(report.root_dn),
-            if report.resumed { " (resumed)" } else { "" }
+            resumed_note(&report)
         )?;
         let best: Vec<String> = report
             .root_moves
@@ -509,6 +509,43 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         MasterResult::Disproven | MasterResult::Failed => EXIT_NO,
         MasterResult::Stopped => EXIT_LIMIT,
     })
+}
+
+/// What the top-tree line says of a resumed tree: that it was resumed,
+/// the leaves an earlier run failed or its workers disproved that this run
+/// tried again, and the nodes the store's proofs settled.
+fn resumed_note(report: &crate::jobs::master::MasterReport) -> String {
+    if !report.resumed {
+        return String::new();
+    }
+    let mut parts = Vec::new();
+    if report.reopened > 0 {
+        parts.push(format!(
+            "{} {} failed or disproven by workers (not certified) tried again",
+            report.reopened,
+            if report.reopened == 1 {
+                "leaf"
+            } else {
+                "leaves"
+            }
+        ));
+    }
+    if report.settled_from_store > 0 {
+        parts.push(format!(
+            "{} {} settled by proofs in the store",
+            report.settled_from_store,
+            if report.settled_from_store == 1 {
+                "node"
+            } else {
+                "nodes"
+            }
+        ));
+    }
+    if parts.is_empty() {
+        " (resumed)".into()
+    } else {
+        format!(" (resumed; {})", parts.join(", "))
+    }
 }
 
 /// User plus system CPU time of this process and its waited-for children
