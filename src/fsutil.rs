@@ -41,9 +41,9 @@ pub fn write_atomic(
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);
     tmp_name.push(format!(".tmp-{}", std::process::id()));
-    let tmp = dir.join(tmp_name);
+    let (tmp, file) = create_temp(dir, &tmp_name)?;
     let result = (|| {
-        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        let mut w = std::io::BufWriter::new(file);
         write(&mut w)?;
         let f = w.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
@@ -58,6 +58,103 @@ pub fn write_atomic(
     // effort (some file systems refuse to sync a directory).
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Creates a new temporary file `dir/NAME` (`NAME` is `base`, then a
+/// number should that be taken), never through a link nor over a file
+/// already there (`O_EXCL`): the name of a temporary file is guessable,
+/// and a link planted there must not have the write go to its target.
+fn create_temp(dir: &Path, base: &std::ffi::OsStr) -> io::Result<(PathBuf, File)> {
+    let mut last = None;
+    for n in 0..64u32 {
+        let mut name = base.to_os_string();
+        if n > 0 {
+            name.push(format!("-{n}"));
+        }
+        let path = dir.join(name);
+        match new_file_options().open(&path) {
+            Ok(f) => return Ok((path, f)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.expect("tried at least once"))
+}
+
+/// Options that create a new file for reading and writing: never an
+/// existing one, and never through a symbolic link (`O_CREAT | O_EXCL`
+/// refuses a link, dangling or not; `O_NOFOLLOW` says so twice).
+fn new_file_options() -> std::fs::OpenOptions {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true).write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NOFOLLOW);
+    }
+    opts
+}
+
+/// Creates `path` as a new, empty file of this process (read and write),
+/// for a file a program writes under a name others can guess (a job's
+/// log in a work directory, a shared table on /dev/shm). It never writes
+/// through a link nor into a file it did not create: a symbolic link
+/// there, a file with other hard links, another user's file or anything
+/// not a regular file is refused (`AlreadyExists`, the error saying
+/// which), and nothing is written. A plain file of this user with no other
+/// link (a leftover of an earlier run under the same name) is removed
+/// first: removing a name touches no other file.
+pub fn create_fresh(path: &Path) -> io::Result<File> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) => {
+            refuse_foreign(&meta)?;
+            std::fs::remove_file(path)?;
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    new_file_options().open(path).map_err(|e| {
+        if e.kind() == io::ErrorKind::AlreadyExists {
+            io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "a file appeared under this name while it was being created: refusing to write into it",
+            )
+        } else {
+            e
+        }
+    })
+}
+
+/// An error unless `meta` (of a path, not followed) is a regular file of
+/// this user with no other hard link: a file this program may remove and
+/// write afresh under its own name.
+pub fn refuse_foreign(meta: &std::fs::Metadata) -> io::Result<()> {
+    let refuse = |why: &str| {
+        Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            why.to_string(),
+        ))
+    };
+    if meta.file_type().is_symlink() {
+        return refuse("is a symbolic link: refusing to write through it");
+    }
+    if !meta.is_file() {
+        return Err(not_regular(meta.file_type()));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.nlink() > 1 {
+            return refuse(
+                "has other hard links (another name for the same file): refusing to write into it",
+            );
+        }
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        if meta.uid() != unsafe { libc::geteuid() } {
+            return refuse("belongs to another user: refusing to write into it");
+        }
     }
     Ok(())
 }
@@ -182,6 +279,49 @@ mod tests {
             "no such directory"
         );
         assert_eq!(existing_dir(&f).unwrap_err().to_string(), "not a directory");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn files_written_never_go_through_a_link() {
+        let dir =
+            std::env::temp_dir().join(format!("antiproof-fsutil-links-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        // write_atomic's temporary name is guessable: a link planted there
+        // is passed over, its target untouched.
+        let out = dir.join("out");
+        let tmp = dir.join(format!(".out.tmp-{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &tmp).unwrap();
+        write_atomic(&out, |w| io::Write::write_all(w, b"new")).unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "new");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        // create_fresh: a link, dangling or not, and a hard link are
+        // refused and left as they are; a plain leftover is replaced.
+        let link = dir.join("log");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let e = create_fresh(&link).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "is a symbolic link: refusing to write through it"
+        );
+        let dangling = dir.join("dangling");
+        std::os::unix::fs::symlink(dir.join("nothing"), &dangling).unwrap();
+        assert!(create_fresh(&dangling).is_err());
+        assert!(!dir.join("nothing").exists());
+        let hard = dir.join("hard");
+        std::fs::hard_link(&victim, &hard).unwrap();
+        let e = create_fresh(&hard).unwrap_err();
+        assert!(e.to_string().contains("other hard links"), "{e}");
+        assert!(create_fresh(&dir).is_err(), "a directory");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        let leftover = dir.join("leftover");
+        std::fs::write(&leftover, "old").unwrap();
+        io::Write::write_all(&mut create_fresh(&leftover).unwrap(), b"x").unwrap();
+        assert_eq!(std::fs::read_to_string(&leftover).unwrap(), "x");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

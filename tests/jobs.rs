@@ -633,6 +633,158 @@ fn a_job_naming_another_file_as_its_shared_table_leaves_that_file_alone() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `store check --db DB`: its exit code and stdout.
+fn store_check(db: &Path) -> (Option<i32>, String) {
+    let o = Command::new(EXE)
+        .args(["store", "check", "--db"])
+        .arg(db)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn a_link_in_the_work_directory_never_has_the_store_written_over() {
+    // The issue's case: the first job's log name, guessable, a link to
+    // the store. The log was created through it, the worker's output
+    // went over the store, and `store check` found it damaged.
+    let dir = temp_dir("loglink");
+    let db = dir.join("t.redb");
+    let o = Command::new(EXE)
+        .arg("prove")
+        .arg("--db")
+        .arg(&db)
+        .args(["e3", "d5"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let (code, before) = store_check(&db);
+    assert_eq!(code, Some(0), "{before}");
+    let work = dir.join("t.redb.jobs");
+    std::fs::create_dir(&work).unwrap();
+    let log = work.join("g1-n0-a0.json.log");
+    std::os::unix::fs::symlink("../t.redb", &log).unwrap();
+    let o = prove_jobs_with(
+        &dir,
+        &[
+            "--executor",
+            "local",
+            "--job-nodes",
+            "3000",
+            "--memory",
+            "16M",
+        ],
+        &["e3", "Na6"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("cannot create {}", log.display()))
+            && err.contains("is a symbolic link: refusing to write through it"),
+        "{err}"
+    );
+    let (code, after) = store_check(&db);
+    assert_eq!(code, Some(0), "{after}");
+    assert_eq!(after, before, "every record kept");
+    assert!(std::fs::symlink_metadata(&log).unwrap().is_symlink());
+    // Links at the other names of a job, and at the status file, to a
+    // file outside: each is replaced or removed, its target untouched,
+    // and the run goes on.
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir(&work).unwrap();
+    for name in [
+        "g1-n0-a0.json",
+        "g1-n0-a0.json.redb",
+        "g1-n0-a0.json.result.json",
+        "g1-n0-a0.json.tree",
+        "status.json",
+    ] {
+        std::os::unix::fs::symlink(&victim, work.join(name)).unwrap();
+    }
+    let o = prove_jobs_with(
+        &dir,
+        &[
+            "--executor",
+            "local",
+            "--job-nodes",
+            "2k",
+            "--memory",
+            "16M",
+        ],
+        &["e3", "d5"],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    // A hard link of the store under the log's name: refused too.
+    let _ = std::fs::remove_dir_all(&work);
+    let db2 = dir.join("u.redb");
+    std::fs::copy(&db, &db2).unwrap();
+    let (_, before) = store_check(&db2);
+    let work2 = dir.join("u.redb.jobs");
+    std::fs::create_dir(&work2).unwrap();
+    std::fs::hard_link(&db2, work2.join("g1-n0-a0.json.log")).unwrap();
+    let o = Command::new(EXE)
+        .arg("prove")
+        .arg("--db")
+        .arg(&db2)
+        .args(["--jobs", "1", "--executor", "local", "--memory", "16M"])
+        .args(["--job-nodes", "3000", "e3", "Na6"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("other hard links"), "{err}");
+    let (code, after) = store_check(&db2);
+    assert_eq!(code, Some(0), "{after}");
+    assert_eq!(after, before);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_job_whose_shared_table_is_a_link_leaves_its_target_alone() {
+    let dir = temp_dir("sharedlink");
+    // A file of a shared table's size, reached by a link (and by a hard
+    // link) named as a shared table.
+    let victim = dir.join("victim.bin");
+    let bytes = vec![0u8; 4 << 20];
+    std::fs::write(&victim, &bytes).unwrap();
+    let soft = dir.join("antiproof-1.tt");
+    std::os::unix::fs::symlink(&victim, &soft).unwrap();
+    let hard = dir.join("antiproof-2.tt");
+    std::fs::hard_link(&victim, &hard).unwrap();
+    for (table, why) in [(&soft, "is a symbolic link"), (&hard, "other hard links")] {
+        let job = dir.join("j.json");
+        write_job(
+            &job,
+            "rnbqkbnr/ppp1pppp/8/3p4/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 2",
+            r#""e3","d5""#,
+            "white",
+            100_000,
+            &format!(r#","shared_tt":"{}""#, table.display()),
+        );
+        let o = job_run(&job);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        assert!(err.contains("shared table") && err.contains(why), "{err}");
+        assert!(
+            std::fs::read(&victim).unwrap() == bytes,
+            "{}: the target is untouched",
+            table.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_job_executor_named_without_jobs_runs_one_job_a_core() {
     // `--executor local` alone is a master with one worker a core, not

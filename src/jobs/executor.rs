@@ -20,6 +20,10 @@ pub enum ExecError {
     Spawn(String, std::io::Error),
     /// A Slurm command failed.
     Slurm(String),
+    /// A file of the job (its log) cannot be created: the name is taken
+    /// by a link or a file this program did not make
+    /// ([`crate::fsutil::create_fresh`]), or the directory refuses it.
+    Create(PathBuf, std::io::Error),
     /// The engine did not take this job now but may later (Slurm's
     /// submit limit, a busy controller): the job was not started, and the
     /// executor holds submissions for a while ([`Executor::holding`]).
@@ -36,6 +40,7 @@ impl fmt::Display for ExecError {
                 )
             }
             ExecError::Spawn(what, e) => write!(f, "cannot run {what}: {e}"),
+            ExecError::Create(path, e) => write!(f, "cannot create {}: {e}", path.display()),
             ExecError::Slurm(m) | ExecError::Refused(m) => write!(f, "{m}"),
         }
     }
@@ -123,8 +128,13 @@ pub fn log_path(job: &Path) -> PathBuf {
 
 impl Executor for Local {
     fn submit(&mut self, job: &Path) -> Result<(), ExecError> {
-        let log = std::fs::File::create(log_path(job))
-            .map_err(|e| ExecError::Spawn(format!("the log of {}", job.display()), e))?;
+        // Never through a link or into a file the master did not make:
+        // the names in a work directory are guessable, and a link there
+        // (to the store) would have the worker's output written over its
+        // target.
+        let log_file = log_path(job);
+        let log = crate::fsutil::create_fresh(&log_file)
+            .map_err(|e| ExecError::Create(log_file.clone(), e))?;
         let err = log
             .try_clone()
             .map_err(|e| ExecError::Spawn("a log file".into(), e))?;
@@ -252,7 +262,10 @@ impl Executor for Threads {
                 let status = match super::run::run_job(&path, Some(flag)) {
                     Ok(_) => Some(0),
                     Err(e) => {
-                        let _ = std::fs::write(log_path(&path), format!("antiproof: {e}\n"));
+                        if let Ok(mut log) = crate::fsutil::create_fresh(&log_path(&path)) {
+                            use std::io::Write;
+                            let _ = writeln!(log, "antiproof: {e}");
+                        }
                         Some(2)
                     }
                 };

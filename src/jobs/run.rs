@@ -94,7 +94,7 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
     let job = Job::read(path).map_err(RunJobError::Job)?;
     let db = with_suffix(path, ".redb");
     remove_store(&db);
-    let store = Store::open_exclusive(&db).map_err(RunJobError::Store)?;
+    let store = Store::create_fresh_exclusive(&db).map_err(RunJobError::Store)?;
     // A scratch store, removed when the job ends: nothing to sync.
     store.set_lazy(true);
     let tables = job

@@ -205,11 +205,17 @@ impl Slab {
         let map = match maps.iter().find(|(p, _)| p == path) {
             Some((_, m)) => m.clone(),
             None => {
+                use std::os::unix::fs::OpenOptionsExt;
+                // Not through a link (checked before, and here again at
+                // the open itself: the name may change between).
                 let file = std::fs::OpenOptions::new()
                     .read(true)
                     .write(true)
+                    .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
                     .open(path)?;
-                let bytes = file.metadata()?.len() as usize;
+                let meta = file.metadata()?;
+                crate::fsutil::refuse_foreign(&meta)?;
+                let bytes = meta.len() as usize;
                 // SAFETY: a shared mapping of an open file, no address
                 // hint; the result is checked before use. Other processes
                 // write it concurrently, so it is only ever accessed
@@ -630,19 +636,23 @@ impl Tt {
             .store(tag_of(key, &v) ^ w1, Relaxed);
     }
 
-    /// Creates (or empties) the file of a table shared by processes, of at
-    /// most `bytes` bytes (a power of two buckets, at least 4 MiB), for
-    /// [`Tt::open_shared`].
+    /// Creates the file of a table shared by processes, of at most `bytes`
+    /// bytes (a power of two buckets, at least 4 MiB), for
+    /// [`Tt::open_shared`]: a new file ([`crate::fsutil::create_fresh`]:
+    /// a link or another's file under the name is refused, never written
+    /// through).
     pub fn create_shared(path: &std::path::Path, bytes: usize) -> std::io::Result<()> {
         let n = buckets_for(bytes);
-        let f = std::fs::File::create(path)?;
+        let f = crate::fsutil::create_fresh(path)?;
         f.set_len((n * std::mem::size_of::<Bucket>()) as u64)
     }
 
     /// Maps the shared table file made by [`Tt::create_shared`]; its
     /// entries are shared with every process that maps it.
-    /// The file must be named `antiproof-*.tt` (so a wrong job file
-    /// cannot have a worker write over some other file).
+    /// The file must be named `antiproof-*.tt` and be a regular file of
+    /// this user with no other hard link, not reached through a symbolic
+    /// link (so a wrong job file cannot have a worker write over some
+    /// other file).
     pub fn open_shared(path: &std::path::Path) -> std::io::Result<Tt> {
         use std::io::{Error, ErrorKind};
         let named = path
@@ -674,6 +684,7 @@ impl Tt {
                 return Ok(Tt::over_shared(map, ptr, n, false));
             }
         }
+        crate::fsutil::refuse_foreign(&std::fs::symlink_metadata(path)?)?;
         let bytes = std::fs::metadata(path)?.len() as usize;
         let n = bytes / std::mem::size_of::<Bucket>();
         if !bytes.is_multiple_of(std::mem::size_of::<Bucket>())

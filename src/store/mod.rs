@@ -287,7 +287,7 @@ impl Store {
     /// A store left by a killed writer is repaired here (redb's repair:
     /// everything committed is kept).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        Store::open_with(path, builder())
+        Store::open_with(path, builder(), false)
     }
 
     /// As [`Store::open`], but no other process may open the store while
@@ -296,16 +296,42 @@ impl Store {
     pub fn open_exclusive(path: &Path) -> Result<Store, StoreError> {
         let mut b = Builder::new();
         b.set_concurrency_mode(ConcurrencyMode::ExclusiveWriter);
-        Store::open_with(path, b)
+        Store::open_with(path, b, false)
     }
 
-    fn open_with(path: &Path, builder: Builder) -> Result<Store, StoreError> {
-        let existed = path.exists();
+    /// As [`Store::open_exclusive`], but always a new, empty store in a
+    /// file this process creates ([`crate::fsutil::create_fresh`]): a
+    /// link or another's file under the name is refused, never written
+    /// through (a job's scratch store, whose name is guessable).
+    pub fn create_fresh_exclusive(path: &Path) -> Result<Store, StoreError> {
+        let mut b = Builder::new();
+        b.set_concurrency_mode(ConcurrencyMode::ExclusiveWriter);
+        Store::open_with(path, b, true)
+    }
+
+    fn open_with(path: &Path, builder: Builder, fresh: bool) -> Result<Store, StoreError> {
+        let existed = !fresh && path.exists();
         if existed {
             existing_file(path)?;
         }
+        let file = if fresh {
+            Some(
+                crate::fsutil::create_fresh(path).map_err(|e| StoreError::Open {
+                    path: path.to_path_buf(),
+                    message: e.to_string(),
+                })?,
+            )
+        } else {
+            None
+        };
         let db = guard::guarded(path, || {
-            builder.create(path).map_err(|e| open_error(path, e))
+            match file {
+                Some(f) => {
+                    redb::backends::FileBackend::new(f).and_then(|b| builder.create_with_backend(b))
+                }
+                None => builder.create(path),
+            }
+            .map_err(|e| open_error(path, e))
         })?;
         let store = Store {
             db: Some(Db::Write(db)),
