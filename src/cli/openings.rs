@@ -334,6 +334,29 @@ fn write_long(out: &mut impl Write, rows: &[TableRow]) -> std::io::Result<()> {
         for (k, c) in certs.iter().enumerate() {
             field(out, if k == 0 { "certified here:" } else { "" }, c)?;
         }
+        for (k, l) in r.published_lines.iter().enumerate() {
+            let p = &r.proven_here;
+            let partly = l.line == r.san
+                && p.winner_move.as_deref() == l.guide.split_whitespace().next()
+                && p.replies_proven > 0;
+            let certified = if l.certified_by.is_empty() && partly {
+                format!(
+                    "partly: {} of the {} answers to {} certified here",
+                    p.replies_proven,
+                    p.replies,
+                    p.winner_move.as_deref().unwrap_or("")
+                )
+            } else if l.certified_by.is_empty() {
+                "not certified here".to_string()
+            } else {
+                format!("certified here ({})", l.certified_by.join(", "))
+            };
+            field(
+                out,
+                if k == 0 { "published lines:" } else { "" },
+                &format!("1.{} then {} [{}]: {certified}", l.line, l.guide, l.source),
+            )?;
+        }
         field(out, "source:", &r.source)?;
         if let Some(n) = &r.note {
             field(out, "note:", n)?;
