@@ -1,5 +1,5 @@
 //! Private temporary files for the reader: decompressed copies of
-//! compressed win-tree files, each unlinked as
+//! compressed win-tree files and snapshots of plain ones, each unlinked as
 //! soon as it is created, and bounded by the room their file system has.
 //!
 //! The files lie in `$ANTIPROOF_STATE_DIR/cache` when that variable is
@@ -18,7 +18,7 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// The environment variable bounding a temporary file's size.
@@ -304,6 +304,47 @@ impl<W: Write> Write for Bounded<W> {
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
     }
+}
+
+/// A private copy of the regular file `file` (opened from `path`): an
+/// anonymous file in [`dir`] holding its bytes as they were when copied,
+/// which no other process can reach, so what is read from it (or a map of
+/// it) cannot change. Copied with `copy_file_range` where the kernel has
+/// it (a reflink on file systems that share extents, such as btrfs and
+/// XFS). A file that shrinks while it is copied is an error naming it.
+pub fn snapshot(file: &File, path: &Path) -> io::Result<File> {
+    let len = file.metadata()?.len();
+    let dir = dir();
+    let out = anonymous_file(&dir)?;
+    let room = Room::of(&out, &dir, None)?;
+    if len > room.bytes {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!(
+                "no room for a private copy of its {} (a file this large is copied, not \
+                 mapped as it stands, so that another process changing it cannot crash the \
+                 reader): {} allowed ({}). {HINT}",
+                size(len),
+                size(room.bytes),
+                room.why
+            ),
+        ));
+    }
+    // `&File` to `&File` is copied in the kernel (copy_file_range).
+    let mut src = file.take(len);
+    let mut dst = &out;
+    let copied = io::copy(&mut src, &mut dst)?;
+    if copied != len {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!(
+                "{} changed while it was read: {} bytes when opened, {copied} copied",
+                path.display(),
+                len
+            ),
+        ));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
