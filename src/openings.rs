@@ -220,6 +220,11 @@ pub struct Certified {
     /// Whether `verified` was decided by running the checker now
     /// (`openings --verify`) rather than read from the sidecar.
     pub checked_now: bool,
+    /// With `openings --verify`: what the sidecar claims that the file or
+    /// the checker contradicts (its line, its winner, a rule set it lists
+    /// under `holds_under`), in words; empty when it agrees or was not
+    /// checked.
+    pub sidecar_disagrees: Vec<String>,
 }
 
 fn sidecar_of(tree: &Path) -> PathBuf {
@@ -334,6 +339,7 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
     }
     Ok(Certified {
         checked_now: false,
+        sidecar_disagrees: Vec::new(),
         file: tree.display().to_string(),
         line: crate::rules::line_san(&start, &moves).join(" "),
         first: moves
@@ -350,41 +356,121 @@ pub fn certified_entry(tree: &Path) -> Result<Certified, OpeningsError> {
     })
 }
 
-/// Runs the independent checker (`crate::check`) on a proof file and records
-/// its verdict: verified only when certified (every leaf a finished game
-/// won by the winner), under the certificate's whole rule set: a
-/// certificate under the fifty-move rule is checked with it, the count
-/// starting at 0 at the file's root.
+/// Runs the independent checker (`crate::check`) on a proof file and
+/// replaces what the entry took from the sidecar by what the file and the
+/// checker say: the line (the file's prolog, as the checker replays it),
+/// the winner (inferred by the checker from the root), the positions, and
+/// the rule sets it holds under. The file is checked under each rule set
+/// the sidecar claims (the one it was made under and every one of its
+/// `holds_under`; a rule set with the fifty-move rule from clock 0 at the
+/// start position); verified only when certified under the one it was made
+/// under (every leaf a finished game won by the winner), and it counts
+/// under those of the claimed rule sets the checker certifies it under.
+/// Each claim the file or the checker contradicts is recorded in
+/// [`Certified::sidecar_disagrees`].
 pub fn verify_entry(c: &mut Certified) -> Result<(), OpeningsError> {
-    use crate::check::{Rules, TreeOptions, Verdict, check_tree, parse_color};
+    use crate::check::{TreeOptions, Verdict, check_tree, game::color_name};
     let bad = |what: String| OpeningsError::Sidecar {
         path: PathBuf::from(&c.file),
         what,
     };
-    let rules: Rules = c.rules.parse().map_err(|e| bad(format!("rules: {e}")))?;
-    let rule_set: RuleSet = c
+    let made_under: RuleSet = c
         .rule_set
         .parse()
         .map_err(|e| bad(format!("rule_set: {e}")))?;
-    let winner = match &c.winner {
-        Some(w) => Some(parse_color(w).map_err(|e| bad(format!("winner: {e}")))?),
-        None => None,
-    };
+    let mut claimed = vec![made_under];
+    for name in &c.holds_under {
+        let set: RuleSet = name.parse().map_err(|e| bad(format!("holds_under: {e}")))?;
+        if !claimed.contains(&set) {
+            claimed.push(set);
+        }
+    }
     let tree = WinTree::open(Path::new(&c.file)).map_err(|e| bad(e.to_string()))?;
-    let report = check_tree(
-        &tree,
-        &TreeOptions {
-            rules,
-            winner,
-            fifty_move: rule_set.fifty_move.then_some(0),
-            ..TreeOptions::default()
-        },
-    );
-    c.verified = Some(report.verdict == Verdict::Certified);
+    let mut disagrees = Vec::new();
+    let mut holds_under = Vec::new();
+    let mut first = None;
+    for set in claimed {
+        let report = check_tree(
+            &tree,
+            &TreeOptions {
+                rules: set.stalemate,
+                winner: None,
+                fifty_move: set.fifty_move.then_some(0),
+                ..TreeOptions::default()
+            },
+        );
+        match &report.verdict {
+            Verdict::Certified => holds_under.push(set.name()),
+            v if set != made_under => disagrees.push(format!(
+                "it lists {} under holds_under, but the checker does not certify the file under it: {}",
+                set.name(),
+                verdict_words(v)
+            )),
+            _ => {}
+        }
+        first.get_or_insert(report);
+    }
+    let report = first.expect("at least the rule set it was made under");
+    let certified = holds_under.contains(&made_under.name());
+    if !certified && c.verified == Some(true) {
+        disagrees.insert(
+            0,
+            format!(
+                "it says the file is verified under {}, but the checker does not certify it: {}",
+                made_under.name(),
+                verdict_words(&report.verdict)
+            ),
+        );
+    }
+    // The line: the file's prolog, replayed by the checker.
+    let start = Position::startpos();
+    if let Ok((_, moves)) = start.play_line_str(&report.root_line) {
+        let uci: Vec<String> = moves.iter().map(|m| m.uci().to_string()).collect();
+        if uci != c.uci {
+            disagrees.push(format!(
+                "its line is {}, but the file's prolog leads to {}",
+                if c.line.is_empty() { "empty" } else { &c.line },
+                if report.root_line.is_empty() {
+                    "the start position"
+                } else {
+                    &report.root_line
+                }
+            ));
+            c.line = crate::rules::line_san(&start, &moves).join(" ");
+            c.first = uci.first().cloned().unwrap_or_default();
+            c.uci = uci;
+        }
+    }
+    let winner = color_name(report.winner).to_string();
+    if certified
+        && let Some(w) = &c.winner
+        && !w.eq_ignore_ascii_case(&winner)
+    {
+        disagrees.push(format!(
+            "its winner is {w}, but the file proves a win for {winner}"
+        ));
+    }
+    c.verified = Some(certified);
     c.positions = Some(report.positions);
-    c.winner = Some(crate::check::game::color_name(report.winner).to_string());
+    c.winner = Some(winner);
+    c.holds_under = if certified { holds_under } else { Vec::new() };
+    c.holds_under.sort_unstable();
+    c.sidecar_disagrees = disagrees;
     c.checked_now = true;
     Ok(())
+}
+
+/// A verdict that is not "certified", in words.
+fn verdict_words(v: &crate::check::Verdict) -> String {
+    use crate::check::Verdict;
+    match v {
+        Verdict::Certified => "certified".into(),
+        Verdict::NotCertified { table_leaves } => {
+            format!("{table_leaves} leaves rest on endgame tables")
+        }
+        Verdict::Open { open_leaves } => format!("{open_leaves} leaves are not finished games"),
+        Verdict::Rejected(r) => format!("rejected {r}"),
+    }
 }
 
 /// Every `*.tree` (or `*.tree.zst`, `*.tree.bz2`) file of a directory,

@@ -597,3 +597,65 @@ fn a_wrong_size_entry_is_rejected_naming_the_node() {
     }
     assert!(tried > 100);
 }
+
+/// A file another process truncates or rewrites in place while it is
+/// checked cannot reach the checker: what it reads is a private snapshot
+/// (the bytes in memory, or, above the read limit, an unlinked copy only
+/// this process holds), so the check gives the verdict of the file as it
+/// was opened, never SIGBUS. (Found by trying: a worker handing the job
+/// master a 480 MB certificate and truncating it while the master checked
+/// the mapped file killed the master with SIGBUS; so did `verify --tree` on
+/// a file truncated under it.)
+#[test]
+fn a_file_changed_while_it_is_checked_is_read_from_a_snapshot() {
+    let dir = common::temp_dir("changed-under");
+    let _ = std::fs::create_dir_all(&dir);
+    let original =
+        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs/e3-Na6.tree"))
+            .unwrap();
+    let want = check_tree(
+        &WinTree::from_bytes(&original).unwrap(),
+        &TreeOptions::default(),
+    );
+    assert_eq!(want.verdict, Verdict::Certified);
+    let f = dir.join("t.tree");
+    // A copy into a temporary file (read limit 0), into memory (the
+    // default for a file this small), and a read limit of its exact size.
+    type Open = fn(&std::path::Path) -> WinTree<'static>;
+    let opened: [(&str, Open); 3] = [
+        ("copied", |p| WinTree::open_reading_up_to(p, 0).unwrap()),
+        ("read", |p| WinTree::open(p).unwrap()),
+        ("at the limit", |p| {
+            let len = std::fs::metadata(p).unwrap().len();
+            WinTree::open_reading_up_to(p, len).unwrap()
+        }),
+    ];
+    for (how, open) in opened {
+        std::fs::write(&f, &original).unwrap();
+        let tree = open(&f);
+        // Cut to 10 bytes, then filled with other bytes, in place (the
+        // same inode, as `truncate` and a rewrite do).
+        let file = std::fs::OpenOptions::new().write(true).open(&f).unwrap();
+        file.set_len(10).unwrap();
+        file.set_len(original.len() as u64).unwrap();
+        std::os::unix::fs::FileExt::write_all_at(&file, &vec![0xa5; original.len() / 2], 0)
+            .unwrap();
+        drop(file);
+        let got = check_tree(&tree, &TreeOptions::default());
+        assert_eq!(got.verdict, Verdict::Certified, "{how}");
+        assert_eq!(got.positions, want.positions, "{how}");
+        // Truncated for good: the open tree still reads its snapshot.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&f)
+            .unwrap()
+            .set_len(0)
+            .unwrap();
+        assert_eq!(
+            check_tree(&tree, &TreeOptions::default()).verdict,
+            Verdict::Certified,
+            "{how}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -218,3 +218,155 @@ fn zstd_files_beginning_with_skippable_frames_verify() {
     cache_is_empty(&state);
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// Runs antiproof as [`run`] does, with `vars` set too.
+fn run_with(state: &Path, vars: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .env("ANTIPROOF_STATE_DIR", state)
+        .envs(vars.iter().copied())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A zstd frame header stating `size` bytes of content (a 1 MiB window,
+/// 8-byte content size; RFC 8878, 3.1.1.1) and one RLE block of one zero
+/// byte: the header alone says what the frame would take.
+fn frame_stating(size: u64) -> Vec<u8> {
+    let mut f = vec![0x28, 0xb5, 0x2f, 0xfd, 0xc0, 0x50];
+    f.extend_from_slice(&size.to_le_bytes());
+    // Last block, RLE, regenerated size 1.
+    f.extend_from_slice(&[0x0b, 0x00, 0x00, 0x00]);
+    f
+}
+
+/// A file that decompresses to far more than it holds is refused before
+/// it is written out (a zstd frame stating its size) or as soon as the
+/// running total passes the room the temp dir has, or
+/// `$ANTIPROOF_DECOMPRESS_LIMIT`: exit 2 naming the file and the bound,
+/// nothing left behind. (Found by trying: a 263 KB `.zst` of eight 1 GB
+/// frames of zeros was written out until TMPDIR was full.)
+#[test]
+fn files_decompressing_past_the_room_are_refused() {
+    let d = temp_dir("bomb");
+    let state = d.join("state");
+    let fails = |vars: &[(&str, &str)], f: &Path, want: &[&str]| {
+        let (code, out, err) = run_with(&state, vars, &["verify", "--tree", f.to_str().unwrap()]);
+        assert_eq!(code, 2, "{}: {out}{err}", f.display());
+        assert!(err.contains(f.to_str().unwrap()), "{err}");
+        for w in want {
+            assert!(err.contains(w), "{}: wants {w:?}: {err}", f.display());
+        }
+        assert!(!err.contains("panicked"), "{err}");
+        cache_is_empty(&state);
+    };
+    // A frame stating an exabyte: more than the disk has, refused from its
+    // header alone, nothing written (a stated limit past any disk, so the
+    // free space is the bound).
+    let huge = d.join("huge.tree.zst");
+    std::fs::write(&huge, frame_stating(1 << 60)).unwrap();
+    fails(
+        &[("ANTIPROOF_DECOMPRESS_LIMIT", "4194304T")],
+        &huge,
+        &[
+            "refused to decompress",
+            "byte offset 0 states 1152921504.61 GB",
+            "(the free space of",
+            "nothing of it was written",
+        ],
+    );
+    // After a pzstd skippable frame too, and at the frame after a sound
+    // one; by default a file decompresses to at most a thousand times its
+    // size (at least 64 MiB).
+    let mut later = skippable(0, &[0; 4]);
+    later.extend(zst(&[0u8; 5000]));
+    let second = later.len();
+    later.extend(frame_stating(1 << 40));
+    let later_f = d.join("later.tree.zst");
+    std::fs::write(&later_f, later).unwrap();
+    fails(
+        &[],
+        &later_f,
+        &[
+            &format!(
+                "byte offset {second} states 1099.51 GB decompressed, which with the 5000 bytes written before it"
+            ),
+            "1000 times its",
+        ],
+    );
+    let mut e = zstd::stream::write::Encoder::new(Vec::new(), 1).unwrap();
+    std::io::Write::write_all(&mut e, &vec![0u8; 128 << 20]).unwrap();
+    let zeros = d.join("zeros.tree.zst");
+    std::fs::write(&zeros, e.finish().unwrap()).unwrap();
+    fails(
+        &[],
+        &zeros,
+        &[
+            "stopped decompressing after",
+            "more than the 67.1 MB",
+            "1000 times its",
+        ],
+    );
+
+    // Eight frames of 4 MiB of zeros each (their sizes stated) under a
+    // stated limit of 10 MiB: the third is refused before it is written.
+    // (One-shot compression, as the `zstd` tool does a file, states the
+    // size; the streaming encoder of `zst` does not.)
+    let frame = zstd::bulk::compress(&vec![0u8; 4 << 20], 3).unwrap();
+    assert!(matches!(
+        zstd::zstd_safe::get_frame_content_size(&frame),
+        Ok(Some(n)) if n == 4 << 20
+    ));
+    let eight: Vec<u8> = (0..8).flat_map(|_| frame.clone()).collect();
+    let bomb = d.join("bomb.tree.zst");
+    std::fs::write(&bomb, &eight).unwrap();
+    let limit = [("ANTIPROOF_DECOMPRESS_LIMIT", "10M")];
+    fails(
+        &limit,
+        &bomb,
+        &[
+            &format!("byte offset {} states 4.2 MB", 2 * frame.len()),
+            "which with the 8.4 MB written before it",
+            "ANTIPROOF_DECOMPRESS_LIMIT=10M",
+        ],
+    );
+    // Frames that do not state their size (a streaming encoder's), and
+    // bzip2, which never does: stopped when the running total passes the
+    // limit.
+    let mut e = zstd::stream::write::Encoder::new(Vec::new(), 1).unwrap();
+    e.include_contentsize(false).unwrap();
+    std::io::Write::write_all(&mut e, &vec![0u8; 32 << 20]).unwrap();
+    let unsized_f = d.join("unsized.tree.zst");
+    std::fs::write(&unsized_f, e.finish().unwrap()).unwrap();
+    let bz = d.join("zeros.tree.bz2");
+    std::fs::write(&bz, bz2(&vec![0u8; 32 << 20])).unwrap();
+    for f in [&unsized_f, &bz] {
+        fails(
+            &limit,
+            f,
+            &[
+                "stopped decompressing after",
+                "more than the 10.5 MB a temporary file may take here (ANTIPROOF_DECOMPRESS_LIMIT=10M)",
+                "what was written is removed",
+            ],
+        );
+    }
+    // A sound file under the limit is read as before; a bad limit is an
+    // error naming the variable.
+    let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs/e3-Na6.tree");
+    let z = d.join("e3-Na6.tree.zst");
+    std::fs::write(&z, zst(&std::fs::read(&plain).unwrap())).unwrap();
+    let (code, out, err) = run_with(&state, &limit, &["verify", "--tree", z.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    fails(
+        &[("ANTIPROOF_DECOMPRESS_LIMIT", "lots")],
+        &z,
+        &["ANTIPROOF_DECOMPRESS_LIMIT=\"lots\": give a size"],
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -206,6 +206,22 @@ fn a_wrong_proof_is_rejected_by_the_checker() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A worker handing back a certificate that decompresses to far more than
+/// the disk holds (a zstd frame stating a petabyte) is rejected from the
+/// frame's header, nothing written out, and the job run again.
+#[test]
+fn a_certificate_decompressing_past_the_room_is_rejected_unwritten() {
+    let fault = r#"field() { sed -n "s/.*\"$1\": \"\(.*\)\",*/\1/p" "$job" | head -1; }
+printf '\050\265\057\375\340\000\000\000\000\000\000\004\000\013\000\000\000' > "$job.tree"
+cat > "$job.result.json" <<EOF
+{"format": "antiproof-job-result", "version": 1, "id": "$(field id)",
+ "root_fen": "$(field root_fen)", "rules": "$(field rules)", "winner": "$(field winner)",
+ "outcome": "proven", "root_pn": 0, "root_dn": 4294967295, "nodes": 1,
+ "proof_positions": 33, "time_s": 0.0, "tree": "$(basename "$job").tree", "stopped_by": null}
+EOF"#;
+    rejected_once("bomb", fault, "refused to decompress");
+}
+
 #[test]
 fn a_leaf_whose_jobs_are_always_wrong_fails_and_is_never_proven() {
     let dir = temp_dir("always-wrong");

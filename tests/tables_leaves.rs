@@ -495,3 +495,64 @@ fn table_leaves_under_the_fifty_move_rule_need_tables_for_the_rule() {
     let r = check_tree(&tree, &opts(&pos, Some(Arc::new(t)), Rules::International));
     assert_eq!(r.verdict, Verdict::Certified, "{r}");
 }
+
+/// `export --expand-tables` of a sound `prove --tables` proof whose table
+/// lines lead back to the stored line: each table line is written on its
+/// own, linked to the stored proof only where that closes no cycle, and
+/// the file is certified without tables. (Found by trying: from
+/// `8/8/8/2K5/7k/8/2N5/7B w - - 0 21` the store holds 1.Be4, `verify --db
+/// --tables` certifies it, and the export said "the stored proof is broken
+/// at 21. Be4 Kg5 22. Bh1 Kh4: the stored proof repeats a position".)
+#[test]
+fn expanded_table_lines_do_not_cycle_through_the_stored_proof() {
+    let dir = scratch("knb");
+    Tables::open_building(&dir, Rules::International)
+        .table(&"KBNvK".parse::<Material>().unwrap())
+        .unwrap();
+    let dir = dir.to_str().unwrap();
+    let work = scratch("knb-cli");
+    let db = work.join("p.redb");
+    let db = db.to_str().unwrap();
+    let fen = "8/8/8/2K5/7k/8/2N5/7B w - - 0 21";
+    let (rc, out) = run(&[
+        "prove", "--db", db, "--fen", fen, "--tables", dir, "--memory", "16M",
+    ]);
+    assert_eq!(rc, 0, "{out}");
+    let common = ["--db", db, "--fen", fen, "--winner", "white"];
+    let (rc, out) = run(&[&["verify", "--tables", dir][..], &common].concat());
+    assert_eq!(rc, 0, "{out}");
+    let full = work.join("knb.tree");
+    let (rc, out) = export_expanded(dir, &full, &common);
+    assert_eq!(rc, 0, "{out}");
+    assert!(out.contains("expanded from the endgame tables"), "{out}");
+    let (rc, out) = run(&[
+        "verify",
+        "--json",
+        "--fen",
+        fen,
+        "--tree",
+        full.to_str().unwrap(),
+    ]);
+    assert_eq!(rc, 0, "{out}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(j["verdict"], "certified", "{out}");
+    assert_eq!(j["winner"], "white", "{out}");
+    assert_eq!(j["leaves"]["endgame_tables"], 0);
+    // From after 21.Be4 Kg5, the position whose table line led back: the
+    // root is a table position itself, and the tables' line from it comes
+    // back to the stored 21.Be4 position, which is written afresh.
+    let part = work.join("knb-kg5.tree");
+    let (rc, out) = export_expanded(dir, &part, &[&common[..], &["Be4", "Kg5"]].concat());
+    assert_eq!(rc, 0, "{out}");
+    let (rc, out) = run(&[
+        "verify",
+        "--fen",
+        fen,
+        "--winner",
+        "white",
+        "--tree",
+        part.to_str().unwrap(),
+    ]);
+    assert_eq!(rc, 0, "{out}");
+    assert!(out.contains("CERTIFIED"), "{out}");
+}

@@ -508,3 +508,101 @@ fn a_store_is_read_by_others_while_one_process_writes_it() {
     assert_eq!(code, 2, "{err}");
     assert!(!missing.exists());
 }
+
+/// `openings --verify` takes nothing from a sidecar on trust: the line
+/// comes from the file's prolog, and a rule set the sidecar lists under
+/// `holds_under` counts only when the checker certifies the file under it;
+/// a sidecar claiming otherwise is named. (Found by trying: `proofs/e4.tree`
+/// copied to `h3.tree` with `"line": "h3"` was shown as 1.h3 verified under
+/// all six rule sets, and `Nc3.tree` with `fics` added to `holds_under` as
+/// holding under FICS, which the checker rejects.)
+#[test]
+fn openings_verify_reports_what_the_file_says_not_its_sidecar() {
+    let dir = common::temp_dir("openings-sidecar-lies");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let proofs = Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs");
+    let sidecar = |name: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(proofs.join(name)).unwrap()).unwrap()
+    };
+    std::fs::copy(proofs.join("e4.tree"), dir.join("h3.tree")).unwrap();
+    let mut h3 = sidecar("e4.json");
+    h3["line"] = "h3".into();
+    std::fs::write(dir.join("h3.json"), h3.to_string()).unwrap();
+    std::fs::copy(proofs.join("Nc3.tree"), dir.join("Nc3.tree")).unwrap();
+    let mut nc3 = sidecar("Nc3.json");
+    nc3["holds_under"] = serde_json::json!(["international", "international+fifty", "fics"]);
+    std::fs::write(dir.join("Nc3.json"), nc3.to_string()).unwrap();
+    let d = dir.display().to_string();
+
+    let (code, out, err) = common::antiproof(&["openings", "--json", "--verify", "--proofs", &d]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let row = |san: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["move"] == san)
+            .unwrap()
+            .clone()
+    };
+    // The copy of e4.tree proves 1.e4, whatever its sidecar says.
+    assert!(
+        row("h3")["certified"].as_array().unwrap().is_empty(),
+        "{}",
+        row("h3")
+    );
+    assert_eq!(
+        row("h3")["proven_here"]["proven_under"],
+        serde_json::json!([])
+    );
+    let e4 = row("e4");
+    let c = &e4["certified"][0];
+    assert_eq!(c["line"], "e4", "{c}");
+    assert_eq!(c["verified"], true, "{c}");
+    let why = c["sidecar_disagrees"].as_array().unwrap();
+    assert_eq!(why.len(), 1, "{c}");
+    assert!(why[0].as_str().unwrap().contains("its line is h3"), "{c}");
+    assert_eq!(e4["proven_here"]["winner"], "black");
+    // Nc3 holds under the two rule sets it was certified under, not FICS.
+    let nc3 = row("Nc3");
+    let c = &nc3["certified"][0];
+    assert_eq!(c["verified"], true, "{c}");
+    assert_eq!(
+        c["holds_under"],
+        serde_json::json!(["international", "international+fifty"]),
+        "{c}"
+    );
+    let why = c["sidecar_disagrees"].as_array().unwrap();
+    assert_eq!(why.len(), 1, "{c}");
+    assert!(why[0].as_str().unwrap().contains("fics"), "{c}");
+    let under = nc3["proven_here"]["proven_under"].as_array().unwrap();
+    assert!(!under.iter().any(|s| s == "fics"), "{nc3}");
+    assert!(under.iter().any(|s| s == "international"), "{nc3}");
+
+    // The text names the disagreeing sidecars.
+    let (code, text, _) = common::antiproof(&["openings", "--verify", "--proofs", &d]);
+    assert_eq!(code, 0);
+    let line = |san: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{san} ")))
+            .unwrap()
+            .to_string()
+    };
+    assert!(line("h3").ends_with(" -"), "{text}");
+    assert!(line("e4").contains("DISAGREES"), "{text}");
+    assert!(line("Nc3").contains("black wins: international"), "{text}");
+    assert!(!line("Nc3").contains("fics"), "{text}");
+    assert!(
+        text.contains("h3.tree: the sidecar disagrees with the file: its line is h3"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Nc3.tree: the sidecar disagrees with the file: it lists fics"),
+        "{text}"
+    );
+    // Without --verify the sidecars are shown as they are (not checked).
+    let (_, text, _) = common::antiproof(&["openings", "--proofs", &d]);
+    assert!(!text.contains("disagrees"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

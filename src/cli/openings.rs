@@ -25,8 +25,10 @@ pub struct OpeningsArgs {
     /// exists].
     #[arg(long)]
     proofs: Option<PathBuf>,
-    /// Run the independent checker on every proof file now (instead of
-    /// trusting the sidecar's `verified`).
+    /// Run the independent checker on every proof file now, under each
+    /// rule set its sidecar claims, and show what the file and the checker
+    /// say (line, winner, size, rule sets) instead of the sidecar; a
+    /// sidecar claiming otherwise is named.
     #[arg(long)]
     verify: bool,
 }
@@ -47,6 +49,9 @@ fn details(c: &Certified) -> Vec<String> {
         Some(false) => "NOT verified".into(),
         None => "verification not recorded".into(),
     });
+    if !c.sidecar_disagrees.is_empty() {
+        parts.push("its sidecar DISAGREES (see below)".into());
+    }
     parts
 }
 
@@ -65,6 +70,7 @@ fn describe_all(certs: &[Certified]) -> Vec<String> {
             c.rule_set.clone(),
             c.winner.clone(),
             c.verified,
+            c.sidecar_disagrees.is_empty(),
         )
     };
     let mut groups: Vec<(_, Vec<&Certified>)> = Vec::new();
@@ -397,6 +403,18 @@ pub fn run(args: OpeningsArgs) -> anyhow::Result<u8> {
             WIDTH,
         ) {
             writeln!(out, "{l}")?;
+        }
+    }
+    let disagreeing: Vec<&Certified> = certified
+        .iter()
+        .filter(|c| !c.sidecar_disagrees.is_empty())
+        .collect();
+    if !disagreeing.is_empty() {
+        writeln!(out)?;
+        for c in disagreeing {
+            for d in &c.sidecar_disagrees {
+                writeln!(out, "{}: the sidecar disagrees with the file: {d}", c.file)?;
+            }
         }
     }
     writeln!(out)?;

@@ -22,7 +22,9 @@ pub struct VerifyArgs {
     /// A Watkins win-tree file to check instead of the store; a bzip2 or
     /// zstd file (`.bz2`, `.zst`, told by its first bytes) is decompressed
     /// once to an unlinked temporary file (in $ANTIPROOF_STATE_DIR/cache,
-    /// else $TMPDIR) and checked from there. Given more than once (the
+    /// else $TMPDIR; at most the space free there, and a thousand times
+    /// the compressed size unless $ANTIPROOF_DECOMPRESS_LIMIT says
+    /// otherwise) and checked from there. Given more than once (the
     /// files of a proof split by reply, `export --split-above`): each file
     /// is checked on its own, then whether they prove MOVES together
     /// (default: the longest line all their roots share), every reply

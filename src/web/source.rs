@@ -135,7 +135,8 @@ pub trait ProofSource: Send + Sync {
 // Win-tree files
 
 /// Win-tree files up to this size are read into memory by `serve` and
-/// `browse` rather than mapped ([`TreeSource::open`]).
+/// `browse` rather than copied to a temporary file and mapped
+/// ([`TreeSource::open`]).
 pub const READ_LIMIT: u64 = 1 << 30;
 
 /// A Watkins win-tree file as a proof source.
@@ -150,9 +151,10 @@ pub struct TreeSource {
 }
 
 impl TreeSource {
-    /// Opens a win-tree file: read into memory up to [`READ_LIMIT`] bytes
-    /// (a server runs long, and a file truncated in place under a mapping
-    /// would kill it with SIGBUS), memory-mapped beyond. The winner is
+    /// Opens a win-tree file: read into memory up to [`READ_LIMIT`] bytes,
+    /// copied into a private temporary file and mapped beyond (never
+    /// mapped as it stands: a file truncated in place under a mapping
+    /// would kill the server with SIGBUS; see [`WinTree::open`]). The winner is
     /// `winner` if given, else read from the tree's shape (see
     /// [`TreeSource::winner`]).
     pub fn open(

@@ -7,7 +7,9 @@
 //! error, a panic, a signal, SIGKILL). The temporary file lies in
 //! `$ANTIPROOF_STATE_DIR/cache` when that variable is set, else in the
 //! system temp dir (`$TMPDIR`, else `/tmp`); it needs the decompressed
-//! size free there (4.5 GB for Watkins' `e3wins`).
+//! size free there (4.5 GB for Watkins' `e3wins`), and what it may take is
+//! bounded ([`super::scratch`]): zstd frames are decoded one by one, each
+//! refused from its header when it states a size past the bound.
 //!
 //! The compression is told by the file's first bytes, whatever its name:
 //! bzip2 `BZh1`..`BZh9`, zstd `28 b5 2f fd`, or a zstd skippable frame
@@ -19,8 +21,9 @@
 //! would claim 407 million nodes with "root has a child" clear, which the
 //! reader rejects.
 
+use super::scratch;
 use std::fs::File;
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, BufRead, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -111,43 +114,6 @@ pub fn is_zstd_name(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "zst")
 }
 
-/// Where decompressed copies are written.
-fn temp_dir() -> PathBuf {
-    match std::env::var_os("ANTIPROOF_STATE_DIR") {
-        Some(d) if !d.is_empty() => PathBuf::from(d).join("cache"),
-        _ => std::env::temp_dir(),
-    }
-}
-
-/// Creates an anonymous (already unlinked) read-write file in `dir`.
-fn anonymous_file(dir: &Path) -> io::Result<File> {
-    std::fs::create_dir_all(dir)?;
-    for attempt in 0u32.. {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = dir.join(format!(
-            ".antiproof-tree-{}-{nanos:x}-{attempt}",
-            std::process::id()
-        ));
-        let mut opts = std::fs::OpenOptions::new();
-        opts.read(true).write(true).create_new(true);
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
-        }
-        match opts.open(&path) {
-            Ok(f) => {
-                std::fs::remove_file(&path)?;
-                return Ok(f);
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    unreachable!("the loop returns")
-}
-
 /// Counts the compressed bytes read and shows progress on a terminal.
 struct Progress<R> {
     inner: R,
@@ -189,14 +155,18 @@ impl<R: Read> Read for Progress<R> {
 }
 
 /// Decompresses `file` (of the given compression) into an unlinked
-/// temporary file and returns that file, rewound. Damaged or truncated
-/// data is an `InvalidData` error saying which compression failed; a full
-/// disk or another I/O error is returned as it is.
+/// temporary file ([`super::scratch`]) and returns that file. Damaged or
+/// truncated data is an `InvalidData` error saying which compression
+/// failed; data that would not fit the temporary file's room is refused
+/// (kind `FileTooLarge`, an [`super::scratch::OverLimit`] inside): a zstd
+/// frame that states its size before anything of it is written, else when
+/// the running total gets there; a full disk or another I/O error is
+/// returned as it is.
 pub fn decompress(file: File, path: &Path, kind: Compression) -> io::Result<File> {
     let total = file.metadata()?.len();
     let show = io::stderr().is_terminal();
     let reader = Progress {
-        inner: io::BufReader::with_capacity(1 << 20, file),
+        inner: file,
         done: 0,
         total,
         started: Instant::now(),
@@ -204,10 +174,14 @@ pub fn decompress(file: File, path: &Path, kind: Compression) -> io::Result<File
         name: path.display().to_string(),
         show,
     };
-    let out = anonymous_file(&temp_dir())?;
-    let mut w = io::BufWriter::with_capacity(1 << 20, &out);
+    let dir = scratch::dir();
+    let out = scratch::anonymous_file(&dir)?;
+    let room = scratch::Room::of(&out, &dir, Some(total))?;
+    let mut w = scratch::Bounded::new(io::BufWriter::with_capacity(1 << 20, &out), room);
     let damaged = |e: io::Error| {
-        if e.kind() == io::ErrorKind::InvalidData
+        if scratch::is_over_limit(&e) {
+            e
+        } else if e.kind() == io::ErrorKind::InvalidData
             || e.kind() == io::ErrorKind::UnexpectedEof
             || e.kind() == io::ErrorKind::Other
         {
@@ -220,11 +194,12 @@ pub fn decompress(file: File, path: &Path, kind: Compression) -> io::Result<File
         }
     };
     let copied = match kind {
-        Compression::Bzip2 => io::copy(&mut bzip2::read::MultiBzDecoder::new(reader), &mut w),
-        Compression::Zstd => {
-            let mut d = zstd::stream::read::Decoder::new(reader)?;
-            io::copy(&mut d, &mut w)
-        }
+        Compression::Bzip2 => io::copy(
+            &mut bzip2::read::MultiBzDecoder::new(io::BufReader::with_capacity(1 << 20, reader)),
+            &mut w,
+        )
+        .map(drop),
+        Compression::Zstd => zstd_frames(&mut Input::new(reader), &mut w),
     };
     if show {
         let _ = write!(io::stderr(), "\r\x1b[K");
@@ -233,6 +208,171 @@ pub fn decompress(file: File, path: &Path, kind: Compression) -> io::Result<File
     w.flush()?;
     drop(w);
     Ok(out)
+}
+
+/// The magic number of a zstd frame, little-endian.
+const ZSTD_MAGIC: u32 = 0xfd2f_b528;
+
+/// The magic numbers of skippable frames, 0x184D2A50 to 0x184D2A5F, with
+/// the low four bits cleared.
+const SKIPPABLE_MAGIC: u32 = 0x184d_2a50;
+
+/// The most bytes a zstd frame header takes (magic, descriptor, window,
+/// dictionary id, content size).
+const FRAME_HEADER_MAX: usize = 18;
+
+/// Decodes the zstd frames of `input` into `w` one by one: skippable
+/// frames are skipped, and a frame stating its decompressed size is
+/// refused before any of it is written when it would not fit `w`'s room.
+fn zstd_frames<R: Read, W: Write>(
+    input: &mut Input<R>,
+    w: &mut scratch::Bounded<W>,
+) -> io::Result<()> {
+    let bad = |what: String| io::Error::new(io::ErrorKind::InvalidData, what);
+    let mut ctx = zstd::zstd_safe::DCtx::create();
+    let mut frames = 0u64;
+    loop {
+        let offset = input.offset;
+        let head = input.peek(FRAME_HEADER_MAX)?;
+        if head.is_empty() {
+            if frames == 0 {
+                return Err(bad("no zstd frame in the file".into()));
+            }
+            return Ok(());
+        }
+        if head.len() < 4 {
+            return Err(bad(format!(
+                "the file ends inside a frame header at byte offset {offset}"
+            )));
+        }
+        let magic = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        if magic & !0xf == SKIPPABLE_MAGIC {
+            if head.len() < 8 {
+                return Err(bad(format!(
+                    "the file ends inside a skippable frame header at byte offset {offset}"
+                )));
+            }
+            let len = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as u64;
+            if input.skip(8 + len)? != 8 + len {
+                return Err(bad(format!(
+                    "the file ends inside the skippable frame at byte offset {offset}"
+                )));
+            }
+            continue;
+        }
+        if magic != ZSTD_MAGIC {
+            return Err(bad(format!(
+                "no zstd frame at byte offset {offset} (it begins {magic:#010x})"
+            )));
+        }
+        match zstd::zstd_safe::get_frame_content_size(head) {
+            Ok(Some(n)) => w.expect(offset, n)?,
+            Ok(None) => {}
+            Err(_) => {
+                return Err(bad(format!(
+                    "bad zstd frame header at byte offset {offset}"
+                )));
+            }
+        }
+        let mut d = zstd::stream::read::Decoder::with_context(&mut *input, &mut ctx).single_frame();
+        io::copy(&mut d, w)?;
+        d.finish_frame()?;
+        frames += 1;
+    }
+}
+
+/// A buffered reader that can look ahead a few bytes (a frame header)
+/// and counts the bytes consumed.
+struct Input<R> {
+    inner: R,
+    buf: Vec<u8>,
+    pos: usize,
+    end: usize,
+    /// Bytes consumed since the start.
+    offset: u64,
+}
+
+impl<R: Read> Input<R> {
+    fn new(inner: R) -> Input<R> {
+        Input {
+            inner,
+            buf: vec![0; 1 << 20],
+            pos: 0,
+            end: 0,
+            offset: 0,
+        }
+    }
+
+    /// The next `n` bytes (fewer only at the end of the input), not
+    /// consumed.
+    fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+        if self.end - self.pos < n {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.pos = 0;
+            while self.end < n {
+                match self.inner.read(&mut self.buf[self.end..]) {
+                    Ok(0) => break,
+                    Ok(k) => self.end += k,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(&self.buf[self.pos..self.end.min(self.pos + n)])
+    }
+
+    /// Consumes up to `n` bytes; how many there were.
+    fn skip(&mut self, n: u64) -> io::Result<u64> {
+        let mut left = n;
+        while left > 0 {
+            let k = (self.fill_buf()?.len() as u64).min(left);
+            if k == 0 {
+                break;
+            }
+            self.consume(k as usize);
+            left -= k;
+        }
+        Ok(n - left)
+    }
+}
+
+impl<R: Read> Read for Input<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let b = self.fill_buf()?;
+            let n = b.len().min(out.len());
+            out[..n].copy_from_slice(&b[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: Read> io::BufRead for Input<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.pos == self.end {
+            self.pos = 0;
+            self.end = 0;
+            loop {
+                match self.inner.read(&mut self.buf) {
+                    Ok(k) => {
+                        self.end = k;
+                        break;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(&self.buf[self.pos..self.end])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.end);
+        self.offset += n as u64;
+    }
 }
 
 /// The win-tree files of a directory, sorted by name: `*.tree`, and

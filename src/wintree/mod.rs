@@ -24,6 +24,7 @@
 
 pub mod compressed;
 mod reader;
+pub mod scratch;
 mod writer;
 
 pub use reader::{Children, MoveEntry, Node, NodeKind, WinTree};

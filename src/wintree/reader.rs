@@ -145,17 +145,34 @@ pub struct MoveEntry {
 }
 
 impl<'a> WinTree<'a> {
-    /// Memory-maps a file and parses its header.
+    /// Opens a win-tree file and parses its header: a plain file of up to
+    /// [`WinTree::READ_LIMIT`] bytes is read into memory, a larger one is
+    /// copied into a private temporary file that is memory-mapped, and a
+    /// compressed one is decompressed into such a file (see
+    /// [`WinTree::open_reading_up_to`]).
     pub fn open(path: &Path) -> Result<WinTree<'static>, WinTreeError> {
-        WinTree::open_reading_up_to(path, 0)
+        WinTree::open_reading_up_to(path, WinTree::READ_LIMIT)
     }
 
-    /// As [`WinTree::open`], but a plain file of at most `max_read` bytes
-    /// is read into memory instead of mapped, so another process that
-    /// truncates or rewrites it in place cannot change what is read (a
-    /// mapped file truncated under a reader raises SIGBUS there). For long
-    /// runs such as `serve`. A compressed file is decompressed to an
-    /// unlinked temporary file, which nothing else can reach, and mapped.
+    /// The size up to which [`WinTree::open`] reads a plain file into
+    /// memory rather than copying it to a temporary file.
+    pub const READ_LIMIT: u64 = 64 << 20;
+
+    /// As [`WinTree::open`], but a plain file is read into memory up to
+    /// `max_read` bytes.
+    ///
+    /// A file as it stands is never mapped: another process could change
+    /// or truncate it in place while it is read, and a mapped file
+    /// truncated under its reader raises SIGBUS there (a worker handing the
+    /// job master a certificate and cutting it short killed the master).
+    /// So what is read is a private snapshot no other process can reach:
+    /// the file's bytes in memory, or, above `max_read` (keeping the memory
+    /// advantage of a map for large files), an unlinked temporary file
+    /// they are copied into ([`super::scratch::snapshot`], in the kernel;
+    /// a reflink where the file system shares extents). A compressed file
+    /// is decompressed into such a file. A file changing while it is copied
+    /// or read gives a snapshot of some of its states, checked as it is, or
+    /// an error naming it; never a crash.
     pub fn open_reading_up_to(
         path: &Path,
         max_read: u64,
@@ -166,27 +183,30 @@ impl<'a> WinTree<'a> {
         };
         // A FIFO, a device or a directory is refused before it is opened.
         let mut file = crate::fsutil::open_regular(path).map_err(io)?;
-        // A bzip2 or zstd file (by its magic bytes) is decompressed once to
-        // an unlinked temporary file, which is mapped instead.
-        let mut plain = true;
         if let Some(kind) = super::compressed::sniff_file(&file).map_err(io)? {
+            // Decompressed once to an unlinked temporary file, only ours.
             file = super::compressed::decompress(file, path, kind).map_err(io)?;
-            plain = false;
+        } else {
+            let len = file.metadata().map_err(io)?.len();
+            if len == 0 {
+                return Err(WinTreeError::TooShort { len: 0 });
+            }
+            if len <= max_read {
+                use std::io::Read;
+                let mut bytes = Vec::with_capacity(len as usize);
+                file.read_to_end(&mut bytes).map_err(io)?;
+                return WinTree::parse(Bytes::Owned(bytes));
+            }
+            file = super::scratch::snapshot(&file, path).map_err(io)?;
         }
-        let meta = file.metadata().map_err(io)?;
-        if meta.len() == 0 {
+        if file.metadata().map_err(io)?.len() == 0 {
             return Err(WinTreeError::TooShort { len: 0 });
         }
-        if plain && meta.len() <= max_read {
-            use std::io::{Read, Seek};
-            let mut bytes = Vec::with_capacity(meta.len() as usize);
-            file.rewind().map_err(io)?;
-            file.read_to_end(&mut bytes).map_err(io)?;
-            return WinTree::parse(Bytes::Owned(bytes));
-        }
-        // SAFETY: the map is read-only; a file changed under us gives wrong
-        // bytes (which the checks reject), not undefined behaviour in
-        // practice for a read-only private mapping of a regular file.
+        // SAFETY: the file is an unlinked temporary file this process made
+        // and alone holds (no other process can open it by a name; only a
+        // process of this user that reaches in through /proc/PID/fd
+        // could), written in full before it is mapped and never written
+        // again: its bytes do not change or shrink under the read-only map.
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
         WinTree::parse(Bytes::Mapped(map))
     }

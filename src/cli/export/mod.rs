@@ -118,6 +118,9 @@ struct Exporter<'r> {
     expand: Option<&'r Tables>,
     /// Positions written from the tables.
     expanded: u64,
+    /// The nodes of the tables' lines (`--expand-tables`), apart from the
+    /// stored proof's: position, node and whether its subtree is written.
+    table_ids: HashMap<Key, (usize, bool)>,
     /// Open leaves of a merged win-tree file replaced by stored proofs.
     grafted: u64,
     /// Under the fifty-move rule: the need of each written node.
@@ -210,6 +213,21 @@ impl Exporter<'_> {
         })
     }
 
+    /// Under the fifty-move rule, a position reached at clock 100 or more
+    /// that is not a finished game.
+    fn past_fifty(&self, pos: &Position) -> Result<(), Broken> {
+        if self.need.is_some()
+            && pos.halfmoves() >= FIFTY_MOVE_PLIES
+            && pos.outcome(self.proof.rules()).is_none()
+        {
+            return Err(Broken(format!(
+                "the fifty-move rule: reached at half-move clock {} and the game is not over",
+                pos.halfmoves()
+            )));
+        }
+        Ok(())
+    }
+
     fn visit(&mut self, pos: &Position) -> anyhow::Result<Result<usize, Broken>> {
         let key = pos.pack().0;
         if let Some(&(id, done)) = self.ids.get(&key) {
@@ -218,17 +236,9 @@ impl Exporter<'_> {
             }
             return Ok(self.reuse(id, pos).map(|()| id));
         }
-        if self.need.is_some()
-            && pos.halfmoves() >= FIFTY_MOVE_PLIES
-            && pos.outcome(self.proof.rules()).is_none()
-        {
-            return Ok(Err(Broken(format!(
-                "the fifty-move rule: reached at half-move clock {} and the game is not over",
-                pos.halfmoves()
-            ))));
+        if let Err(b) = self.past_fifty(pos) {
+            return Ok(Err(b));
         }
-        let id = self.dag.add_node();
-        self.ids.insert(key, (id, false));
         let loser_to_move = pos.turn() != self.winner;
         let moves: Vec<Move> = match self.proof.node_for(pos, self.winner)? {
             Err(b) => return Ok(Err(Broken(b.to_string()))),
@@ -237,13 +247,14 @@ impl Exporter<'_> {
             // winner's positions below say whether the proof goes on.
             Ok(Node::TableSized | Node::Missing) if loser_to_move => pos.legal_moves().to_vec(),
             Ok(Node::TableSized) => match self.expand {
-                Some(t) => match self.table_move(t, pos) {
-                    Ok(m) => {
-                        self.expanded += 1;
-                        vec![m]
+                // The tables' line from here, on its own.
+                Some(t) => {
+                    let r = self.expand_table(t, pos)?;
+                    if let Ok(id) = r {
+                        self.ids.insert(key, (id, true));
                     }
-                    Err(b) => return Ok(Err(b)),
-                },
+                    return Ok(r);
+                }
                 None => {
                     self.table_leaves += 1;
                     Vec::new()
@@ -253,6 +264,8 @@ impl Exporter<'_> {
                 return Ok(Err(Broken("no record for the winner's move".into())));
             }
         };
+        let id = self.dag.add_node();
+        self.ids.insert(key, (id, false));
         let mut kids = Vec::with_capacity(moves.len());
         for m in moves {
             self.path.push(m);
@@ -268,6 +281,76 @@ impl Exporter<'_> {
             return Ok(Err(b));
         }
         self.ids.insert(key, (id, true));
+        Ok(Ok(id))
+    }
+
+    /// The subtree the endgame tables give at `pos` (`--expand-tables`):
+    /// at the winner's positions the move [`Self::table_move`] picks, at
+    /// the loser's every legal move, down to finished games, with the
+    /// store's records left aside. The tables' distances fall along every
+    /// line (to the win, or under the fifty-move rule to the next capture
+    /// or pawn move, which cannot be undone), so it has no cycle of its
+    /// own. A position the stored proof has written in full is linked to
+    /// (its subtree holds no position still being written); one the
+    /// stored proof is still writing (a table line leading back to the
+    /// stored line above it, as `prove --tables` proofs can) is not: it
+    /// gets a node of the table line's own, so the file has no cycle.
+    fn expand_table(
+        &mut self,
+        t: &Tables,
+        pos: &Position,
+    ) -> anyhow::Result<Result<usize, Broken>> {
+        let key = pos.pack().0;
+        if let Some(&(id, true)) = self.ids.get(&key)
+            && self.reuse(id, pos).is_ok()
+        {
+            return Ok(Ok(id));
+        }
+        if let Some(&(id, done)) = self.table_ids.get(&key) {
+            if !done {
+                return Ok(Err(Broken(format!(
+                    "the endgame tables in {} lead back to this position",
+                    t.dir().display()
+                ))));
+            }
+            return Ok(self.reuse(id, pos).map(|()| id));
+        }
+        if let Err(b) = self.past_fifty(pos) {
+            return Ok(Err(b));
+        }
+        let moves = match pos.outcome(self.proof.rules()) {
+            Some(o) if o == crate::rules::Outcome::Win(self.winner) => Vec::new(),
+            Some(o) => {
+                return Ok(Err(Broken(format!(
+                    "the endgame tables' line ends in a game not won by the winner ({o})"
+                ))));
+            }
+            None if pos.turn() == self.winner => match self.table_move(t, pos) {
+                Ok(m) => {
+                    self.expanded += 1;
+                    vec![m]
+                }
+                Err(b) => return Ok(Err(b)),
+            },
+            None => pos.legal_moves().to_vec(),
+        };
+        let id = self.dag.add_node();
+        self.table_ids.insert(key, (id, false));
+        let mut kids = Vec::with_capacity(moves.len());
+        for m in moves {
+            self.path.push(m);
+            let child = match self.expand_table(t, &pos.play(m))? {
+                Ok(c) => c,
+                Err(b) => return Ok(Err(b)),
+            };
+            self.path.pop();
+            self.dag.add_edge(id, m.watkins_code(), child);
+            kids.push((m, child));
+        }
+        if let Err(b) = self.set_need(id, pos, &kids) {
+            return Ok(Err(b));
+        }
+        self.table_ids.insert(key, (id, true));
         Ok(Ok(id))
     }
 
@@ -369,6 +452,7 @@ fn walk<'r>(
                     path: Vec::new(),
                     expand,
                     expanded: 0,
+                    table_ids: HashMap::new(),
                     grafted: 0,
                     need: rule_set.fifty_move.then(HashMap::new),
                 };
