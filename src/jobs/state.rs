@@ -17,13 +17,12 @@
 //! compressed, and ends with a SHA-256 of what it holds, so a damaged or
 //! cut file is refused, never half read.
 //!
-//! Restoring ([`restore`]) writes the tree and records into a store that
-//! has no top tree of this root, then settles it against the store:
-//! a proven node whose position has no record there is reopened (a leaf
-//! as a frontier leaf with mobility numbers, an inner node as inner), an
-//! in-flight leaf becomes a frontier leaf, and every inner node's numbers
-//! are summed again from its children. The master then resumes it as it
-//! resumes a tree of its own store.
+//! Restoring ([`restore`]) writes the records and the tree into a store
+//! that has no top tree of this root; the master then resumes it as it
+//! resumes a tree of its own store ([`super::top::TopTree::open`]): what
+//! is not certain is reopened, a proven node whose position has no record
+//! in the store among it (its proof did not fit in the file, and no known
+//! win holds it), and every inner node's numbers are summed again.
 //!
 //! # Layout (version 1), inside one zstd frame
 //!
@@ -139,8 +138,6 @@ pub struct Restored {
     pub nodes: u64,
     /// Records written to the store.
     pub records: u64,
-    /// Proven nodes reopened: their positions have no record in the store.
-    pub reopened: u64,
 }
 
 /// Reads the top tree of `rules` from `store` and the proofs of its
@@ -408,25 +405,20 @@ pub fn restore(
         drop(reader);
         store.put_batch(state.rules, &fresh)?;
     }
-    let mut nodes: Vec<(u64, TopNode)> = Vec::new();
-    let mut header = None;
+    let mut values = Vec::with_capacity(state.values.len());
     for (id, b) in &state.values {
-        if *id == HEADER_ID {
-            header = Some(b.clone());
-            continue;
+        if *id != HEADER_ID && TopNode::from_bytes(b).is_none() {
+            return Err(StateError::Malformed(
+                path.to_path_buf(),
+                format!("node {id}"),
+            ));
         }
-        let n = TopNode::from_bytes(b)
-            .ok_or_else(|| StateError::Malformed(path.to_path_buf(), format!("node {id}")))?;
-        nodes.push((*id, n));
+        values.push((*id, b.clone()));
     }
-    let reopened = super::top::settle_restored(store, state.rules, winner, &mut nodes)?;
-    let mut values: Vec<(u64, Vec<u8>)> = nodes.iter().map(|(id, n)| (*id, n.to_bytes())).collect();
-    values.push((HEADER_ID, header.expect("checked above")));
     store.top_commit(state.rules, &values, &[])?;
     Ok(Restored {
-        nodes: nodes.len() as u64,
+        nodes: values.len() as u64 - 1,
         records: state.records.len() as u64,
-        reopened,
     })
 }
 

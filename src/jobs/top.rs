@@ -239,109 +239,6 @@ pub fn stored_root(store: &Store, rules: Rules) -> Result<Option<(Key, Color)>, 
         .map(|h| (h.root, h.winner)))
 }
 
-/// Settles a top tree restored from a run-state file against `store`
-/// (see [`super::state`]): from the highest id down (children before
-/// their parents), an in-flight leaf becomes a frontier leaf, a proven
-/// leaf whose position has no record in the store a frontier leaf with
-/// mobility numbers, and every node with children gets its numbers and
-/// state from them again (a node proven so gets its record, written to
-/// the store). Returns how many proven nodes were reopened.
-pub(super) fn settle_restored(
-    store: &Store,
-    rules: Rules,
-    winner: Color,
-    nodes: &mut [(u64, TopNode)],
-) -> Result<u64, StoreError> {
-    nodes.sort_by_key(|(id, _)| std::cmp::Reverse(*id));
-    let index: HashMap<u64, usize> = nodes
-        .iter()
-        .enumerate()
-        .map(|(i, (id, _))| (*id, i))
-        .collect();
-    let reader = store.reader()?;
-    let mut records = Vec::new();
-    let mut reopened = 0u64;
-    for i in 0..nodes.len() {
-        let mut n = nodes[i].1;
-        let pos = n.position();
-        let or = pos.turn() == winner;
-        if n.children == 0 {
-            match n.state {
-                State::InFlight => n.state = State::Frontier,
-                State::Proven
-                    if reader.get(rules, &n.key)?.is_none() && pos.outcome(rules).is_none() =>
-                {
-                    let m = pos.legal_moves().len().max(1) as u32;
-                    (n.pn, n.dn) = if or { (1, m) } else { (m, 1) };
-                    n.state = State::Frontier;
-                    reopened += 1;
-                }
-                _ => {}
-            }
-        } else if matches!(n.state, State::Inner | State::Proven) {
-            let was_proven = n.state == State::Proven;
-            let (mut pn, mut dn) = if or { (INF, 0) } else { (0, INF) };
-            let mut proven_move = None;
-            let mut size = 1u64;
-            for id in n.first_child..n.first_child + n.children as u64 {
-                let Some(&j) = index.get(&id) else {
-                    return Err(StoreError::Corrupt(format!(
-                        "top tree: node {id} is missing"
-                    )));
-                };
-                let c = nodes[j].1;
-                if or {
-                    pn = pn.min(c.pn);
-                    dn = add(dn, c.dn);
-                    if c.pn == 0 && proven_move.is_none() {
-                        proven_move = Some(c);
-                    }
-                } else {
-                    pn = add(pn, c.pn);
-                    dn = dn.min(c.dn);
-                }
-                if !or || c.pn == 0 {
-                    size = size.saturating_add(reader.get(rules, &c.key)?.map_or(1, |r| r.size));
-                }
-            }
-            (n.pn, n.dn) = (pn, dn);
-            n.state = if pn == 0 {
-                State::Proven
-            } else if dn == 0 {
-                State::Disproven
-            } else {
-                State::Inner
-            };
-            if was_proven && n.state != State::Proven {
-                reopened += 1;
-            }
-            if n.state == State::Proven && reader.get(rules, &n.key)?.is_none() {
-                let mv = proven_move.map_or(MoveCode::NONE, |c| MoveCode::from_raw(c.mv));
-                let size = if or {
-                    1 + proven_move
-                        .and_then(|c| reader.get(rules, &c.key).ok().flatten())
-                        .map_or(1, |r| r.size)
-                } else {
-                    size
-                };
-                records.push((
-                    n.key,
-                    Record {
-                        verdict: if or { Verdict::Win } else { Verdict::Loss },
-                        flags: 0,
-                        mv,
-                        size,
-                    },
-                ));
-            }
-        }
-        nodes[i].1 = n;
-    }
-    drop(reader);
-    store.put_batch(rules, &records)?;
-    Ok(reopened)
-}
-
 /// The top tree over a store, with a buffer of changes not yet committed.
 pub struct TopTree<'s> {
     store: &'s Store,
@@ -468,7 +365,10 @@ impl<'s> TopTree<'s> {
     }
 
     /// What a resumed tree keeps of an earlier run, `nodes` being the
-    /// whole stored tree (ids `0..next_id`): only what is certain. Jobs
+    /// whole stored tree (ids `0..next_id`): only what is certain. A
+    /// proven node whose position has no record in the store (and is no
+    /// game end) is reopened (a tree restored from a run-state file,
+    /// [`super::state`], without that node's proof). Jobs
     /// that were out are frontier leaves again. A node the store holds a
     /// record of is settled by it (a proof made since, by another run or
     /// a plain `prove`, wins over the tree's claim). A leaf that failed,
@@ -482,11 +382,17 @@ impl<'s> TopTree<'s> {
         let mut changed = vec![false; nodes.len()];
         for id in (0..nodes.len()).rev() {
             let mut n = nodes[id];
-            if n.state == State::Proven {
-                continue;
-            }
             let pos = n.position();
             let record = reader.get(self.rules, &n.key)?;
+            // A proven node keeps its proof where the store holds it (a
+            // record, or a game end); one whose record is gone (a tree
+            // restored from a run-state file without that proof) is
+            // reopened like a disproven one.
+            if n.state == State::Proven
+                && (record.is_some() || (n.children == 0 && pos.outcome(self.rules).is_some()))
+            {
+                continue;
+            }
             if let Some(r) = record {
                 let win = (r.verdict == Verdict::Win) == (pos.turn() == self.header.winner);
                 (n.state, n.pn, n.dn) = if win {
@@ -497,6 +403,11 @@ impl<'s> TopTree<'s> {
             } else if n.children == 0 {
                 match n.state {
                     State::InFlight => n.state = State::Frontier,
+                    State::Proven => {
+                        n.state = State::Frontier;
+                        (n.pn, n.dn) = self.initial(&pos);
+                        self.reopened += 1;
+                    }
                     State::Disproven | State::Failed if !self.certainly_lost(&nodes, &n) => {
                         n.state = State::Frontier;
                         n.attempts = 0;
@@ -997,6 +908,39 @@ mod tests {
         for (_, c) in t.children(&root).unwrap() {
             assert_eq!((c.state, c.attempts), (State::Frontier, 0));
         }
+        drop(t);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_resumed_tree_reopens_a_proven_leaf_whose_record_is_gone() {
+        let (dir, store, pos) = scratch("proven-gone");
+        let mut t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
+        t.expand(0, 200, &HashMap::new()).unwrap();
+        let (kid, _) = t
+            .children(&t.root().unwrap())
+            .unwrap()
+            .into_iter()
+            .find(|(_, c)| !c.settled())
+            .unwrap();
+        // One of the AND node's replies proven by a job's word, its proof
+        // not in the store (a tree restored from a state file without it).
+        t.expand(kid, 200, &HashMap::new()).unwrap();
+        let (grand, _) = t
+            .children(&t.get(kid).unwrap())
+            .unwrap()
+            .into_iter()
+            .find(|(_, c)| !c.settled())
+            .unwrap();
+        t.set(grand, State::Proven, 0, 0).unwrap();
+        t.flush().unwrap();
+        assert_eq!(t.get(grand).unwrap().state, State::Proven);
+        drop(t);
+        let t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
+        assert_eq!(t.get(grand).unwrap().state, State::Frontier);
+        assert_eq!(t.get(kid).unwrap().state, State::Inner);
+        assert!(t.reopened >= 1);
         drop(t);
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);

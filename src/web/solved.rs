@@ -260,6 +260,7 @@ mod tests {
             positions: Some(10),
             verified: Some(verified),
             checked_now: false,
+            sidecar_disagrees: Vec::new(),
         }
     }
 

@@ -249,11 +249,10 @@ fn restore_state(
     store.top_clear(rules)?;
     let r = state::restore(store, path, &st, root, winner)?;
     eprintln!(
-        "antiproof: run state restored from {}: {} top-tree nodes, {} records; {} proven nodes reopened (their proofs were not in the file nor in the store)",
+        "antiproof: run state restored from {}: {} top-tree nodes, {} records (a proven node whose proof is neither there nor in the store is reopened as the run resumes)",
         path.display(),
         r.nodes,
-        r.records,
-        r.reopened
+        r.records
     );
     Ok(())
 }
