@@ -170,6 +170,157 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// What a command writes at an output path, for [`check_output`]: which
+/// files already there it may replace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputKind {
+    /// A win-tree certificate (`export -o` and its split files, a job's
+    /// certificate).
+    WinTree,
+    /// An obligations file (`verify --obligations`): replaces only an
+    /// obligations file or an empty file.
+    Obligations,
+    /// A proof store opened for writing (`prove --db`; the storage
+    /// engine refuses a file that is not one).
+    Store,
+    /// A file a command keeps beside a store (a saved transposition
+    /// table) or a job's result.
+    Beside,
+}
+
+impl OutputKind {
+    fn name(self) -> &'static str {
+        match self {
+            OutputKind::WinTree => "a win-tree file",
+            OutputKind::Obligations => "an obligations file",
+            OutputKind::Store => "a proof store",
+            OutputKind::Beside => "this output",
+        }
+    }
+}
+
+/// The first line of an obligations file (`verify --obligations`).
+pub const OBLIGATIONS_MAGIC: &str = "# antiproof obligations";
+
+/// An output path refused by [`check_output`]; the message names it and
+/// why.
+#[derive(Debug)]
+pub struct OutputRefused(pub String);
+
+impl std::fmt::Display for OutputRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OutputRefused {}
+
+/// `path` made absolute with its links resolved; for a path that does not
+/// exist (yet), its directory's canonical path and its name.
+fn canonical(path: &Path) -> Option<PathBuf> {
+    if let Ok(c) = path.canonicalize() {
+        return Some(c);
+    }
+    let name = path.file_name()?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(dir.canonicalize().ok()?.join(name))
+}
+
+/// Checks an output path before a command writes anything, so that no
+/// output ever overwrites an input or a file of another kind:
+///
+/// * it is none of `inputs` (files, or directories standing for every
+///   file in them): not the same file by device and inode (a symbolic
+///   link, a hard link, another spelling of the path) nor the same
+///   canonical path;
+/// * an existing file there is a regular file (a FIFO, a device, a
+///   directory is refused: writing replaces the file by renaming over it);
+/// * it is not a proof store (unless the output is one) nor an endgame
+///   table, and for [`OutputKind::Obligations`] it is an obligations file
+///   or empty (a certificate given as the obligations output is kept).
+///
+/// Every command that writes a file calls it for each output (see the
+/// list in `src/cli/mod.rs`).
+pub fn check_output(
+    output: &Path,
+    kind: OutputKind,
+    inputs: &[&Path],
+) -> Result<(), OutputRefused> {
+    let out_canon = canonical(output);
+    for &input in inputs {
+        let mut files = vec![input.to_path_buf()];
+        if input.is_dir()
+            && let Ok(rd) = std::fs::read_dir(input)
+        {
+            files.extend(rd.filter_map(|e| e.ok()).map(|e| e.path()));
+        }
+        for f in files {
+            let same_path = out_canon.is_some() && out_canon == canonical(&f);
+            if same_file(output, &f) || same_path {
+                return Err(OutputRefused(format!(
+                    "the output {} is the input {}: refusing to overwrite it (choose another output file)",
+                    output.display(),
+                    f.display()
+                )));
+            }
+        }
+    }
+    let meta = match std::fs::metadata(output) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(OutputRefused(format!(
+                "the output {}: {e}",
+                output.display()
+            )));
+        }
+    };
+    let refuse = |why: String| {
+        Err(OutputRefused(format!(
+            "the output {} {why}: refusing to overwrite it with {} (choose another output file)",
+            output.display(),
+            kind.name()
+        )))
+    };
+    if !meta.is_file() {
+        if kind == OutputKind::Store {
+            // The store's own checks say what it is.
+            return Ok(());
+        }
+        return refuse(format!("is {}", kind_of(meta.file_type())));
+    }
+    let mut head = [0u8; 32];
+    let n = open_regular(output)
+        .and_then(|mut f| {
+            let mut n = 0;
+            while n < head.len() {
+                match io::Read::read(&mut f, &mut head[n..])? {
+                    0 => break,
+                    k => n += k,
+                }
+            }
+            Ok(n)
+        })
+        .unwrap_or(0);
+    let head = &head[..n];
+    if kind != OutputKind::Store && head.starts_with(b"redb\x1a\x0a") {
+        return refuse("is a proof store".into());
+    }
+    if head.starts_with(b"APTABLE\0") {
+        return refuse("is an endgame table".into());
+    }
+    if kind == OutputKind::Obligations
+        && !head.is_empty()
+        && !head.starts_with(OBLIGATIONS_MAGIC.as_bytes())
+    {
+        return refuse("exists and is not an obligations file".into());
+    }
+    Ok(())
+}
+
 /// What a path that is not a regular file is, in words.
 fn kind_of(ft: std::fs::FileType) -> &'static str {
     #[cfg(unix)]
