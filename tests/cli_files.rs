@@ -68,6 +68,9 @@ fn fifos_directories_and_devices_are_refused_at_once() {
         vec!["verify", "--db", f],
         vec!["browse", "--db", f],
         vec!["export", "--db", f, "-o", "/nonexistent-dir/x.tree"],
+        vec!["prove", "--obligations", f],
+        vec!["prove", "--obligations", dir],
+        vec!["job", "run", f],
     ] {
         let (code, err) = run(&args);
         assert_eq!(code, Some(2), "{args:?}: {err}");
