@@ -159,6 +159,59 @@ pub fn refuse_foreign(meta: &std::fs::Metadata) -> io::Result<()> {
     Ok(())
 }
 
+/// An advisory lock (`flock`) on a file, held while this lives; the
+/// kernel lets it go when the process ends however (a killed holder
+/// leaves no stale lock).
+#[derive(Debug)]
+pub struct FileLock {
+    _file: File,
+}
+
+/// What [`lock_exclusive`] found.
+#[derive(Debug)]
+pub enum Locked {
+    /// The lock is this process's now.
+    Held(FileLock),
+    /// Another process holds it; what it wrote in the file (its note,
+    /// possibly empty when it has only just taken the lock).
+    Busy(String),
+}
+
+/// Takes the lock file `path` without waiting, creating it if need be
+/// (never through a link, and never another's file or one with other
+/// hard links: [`refuse_foreign`]); once held, the file's text is `note`
+/// (who holds it, for the message of the next one to try).
+#[cfg(unix)]
+pub fn lock_exclusive(path: &Path, note: &str) -> io::Result<Locked> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match std::fs::symlink_metadata(path) {
+            Ok(m) => refuse_foreign(&m).err().unwrap_or(e),
+            Err(_) => e,
+        })?;
+    refuse_foreign(&file.metadata()?)?;
+    // SAFETY: flock on a descriptor this function owns.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+            let mut text = String::new();
+            io::Read::read_to_string(&mut file, &mut text)?;
+            return Ok(Locked::Busy(text.trim().to_string()));
+        }
+        return Err(e);
+    }
+    file.set_len(0)?;
+    io::Write::write_all(&mut file, note.as_bytes())?;
+    Ok(Locked::Held(FileLock { _file: file }))
+}
+
 /// Whether `a` and `b` name the same existing file (same device and inode:
 /// links and different spellings of one path included). A path that does
 /// not exist is the same as nothing.
@@ -430,6 +483,40 @@ mod tests {
             "no such directory"
         );
         assert_eq!(existing_dir(&f).unwrap_err().to_string(), "not a directory");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_file_is_held_once_and_names_its_holder() {
+        let dir =
+            std::env::temp_dir().join(format!("antiproof-fsutil-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("lock");
+        let Locked::Held(held) = lock_exclusive(&path, "pid 1").unwrap() else {
+            panic!("a new lock is free");
+        };
+        // A second open file description of the same file is refused,
+        // and told the holder's note.
+        match lock_exclusive(&path, "pid 2").unwrap() {
+            Locked::Busy(note) => assert_eq!(note, "pid 1"),
+            Locked::Held(_) => panic!("the lock was taken twice"),
+        }
+        drop(held);
+        assert!(matches!(
+            lock_exclusive(&path, "pid 3").unwrap(),
+            Locked::Held(_)
+        ));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "pid 3");
+        // Never through a link.
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let link = dir.join("link");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let e = lock_exclusive(&link, "x").unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
