@@ -4,7 +4,7 @@
 # file; nothing is built), else the release build, built first
 # (`cargo build --release`), in the target directory cargo reports
 # (`cargo metadata`: CARGO_TARGET_DIR and a configured target-dir
-# included, not a hard-coded target/). Used by make-proofs.sh,
+# included, not a hard-coded target/). Used by make-proofs.sh, replies-proven.py,
 # screenshot.sh, holds-under.sh and bench-jobs.sh:
 #   bin=$(scripts/release-bin.sh)
 set -eu

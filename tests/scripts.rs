@@ -58,7 +58,10 @@ fn screenshot_claims_only_a_file_it_wrote() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert!(!text(&o.stdout).contains("wrote"), "{}", text(&o.stdout));
     assert!(
-        text(&o.stderr).contains(&format!("chromium wrote no screenshot to {}", out.display())),
+        text(&o.stderr).contains(&format!(
+            "chromium wrote no screenshot to {}",
+            out.display()
+        )),
         "{}",
         text(&o.stderr)
     );
@@ -67,7 +70,8 @@ fn screenshot_claims_only_a_file_it_wrote() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("chromium failed (exit 3)"));
     // A browser that writes it: claimed.
-    let writes = r#"for a; do case $a in --screenshot=*) printf PNG > "${a#--screenshot=}";; esac; done"#;
+    let writes =
+        r#"for a; do case $a in --screenshot=*) printf PNG > "${a#--screenshot=}";; esac; done"#;
     let o = screenshot(&dir, writes, &out);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(text(&o.stdout).starts_with(&format!("wrote {}", out.display())));
@@ -96,7 +100,13 @@ fn screenshot_claims_only_a_file_it_wrote() {
 fn a_missing_binary_stops_the_scripts_at_once() {
     let dir = temp_dir("nobin");
     let missing = dir.join("no-such-antiproof");
-    for script in ["make-proofs.sh", "screenshot.sh", "holds-under.sh", "bench-jobs.sh"] {
+    for script in [
+        "make-proofs.sh",
+        "screenshot.sh",
+        "holds-under.sh",
+        "bench-jobs.sh",
+        "replies-proven.py",
+    ] {
         let o = Command::new(root().join("scripts").join(script))
             .env("ANTIPROOF_BIN", &missing)
             .current_dir(&dir)
