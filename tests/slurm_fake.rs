@@ -332,3 +332,26 @@ fn squeue_down_past_the_patience_stops_the_master_cleanly() {
     proven(&dir, &o, &["e4"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_link_at_a_job_log_name_is_refused_before_sbatch() {
+    // Slurm opens `--output` following links: the master makes the log
+    // itself first, and a link under its name stops the run.
+    let dir = fake_slurm("loglink");
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    let work = dir.join("t.redb.jobs");
+    std::fs::create_dir_all(&work).unwrap();
+    let log = work.join("g1-n0-a0.json.log");
+    std::os::unix::fs::symlink(&victim, &log).unwrap();
+    let o = prove(&dir, &[], &[], &["e4"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("cannot create {}", log.display())) && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    nothing_left_queued(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
