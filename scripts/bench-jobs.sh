@@ -19,9 +19,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ $# -gt 0 ] || set -- e3 f5
+bin=$("$(dirname "$0")/release-bin.sh")
 cd "$(dirname "$0")/.."
-bin=${ANTIPROOF_BIN:-target/release/antiproof}
-[ -n "${ANTIPROOF_BIN:-}" ] || cargo build --release --quiet
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 one=() many=()

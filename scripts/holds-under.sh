@@ -6,9 +6,8 @@
 # openings` shows. Run from the crate root:
 #   scripts/holds-under.sh proofs/*.tree proofs/*.tree.zst
 set -euo pipefail
+bin=$("$(dirname "$0")/release-bin.sh")
 cd "$(dirname "$0")/.."
-bin=${ANTIPROOF_BIN:-target/release/antiproof}
-[ -x "$bin" ] || cargo build --release --quiet
 for tree in "$@"; do
   side="${tree%.zst}"; side="${side%.bz2}"; side="${side%.tree}.json"
   [ -f "$side" ] || { echo "$tree: no sidecar $side" >&2; exit 2; }

@@ -58,9 +58,10 @@ case "$rules" in
   fics*) suffix=".fics$suffix" ;;
   joint*) suffix=".joint$suffix" ;;
 esac
+# The binary: $ANTIPROOF_BIN, else the release build wherever cargo puts
+# it (CARGO_TARGET_DIR included); a missing one stops here, exit 2.
+bin=$("$(dirname "$0")/release-bin.sh")
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-bin=target/release/antiproof
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 if [ $# -eq 0 ]; then
@@ -77,8 +78,9 @@ for line in "$@"; do
   for ((seed = 0; seed < seeds; seed++)); do
     db="$scratch/$name.$seed.redb"
     # shellcheck disable=SC2086
-    size=$($bin prove --memory 8G --rules "$rules" $smaller --seed "$seed" --json --db "$db" $line |
-      python3 -c 'import json, sys; print(json.load(sys.stdin)["proof_positions"])')
+    report=$("$bin" prove --memory 8G --rules "$rules" $smaller --seed "$seed" --json --db "$db" $line) ||
+      { echo "make-proofs.sh: prove $line failed (exit $?)" >&2; exit 1; }
+    size=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["proof_positions"])' "$report")
     if [ "$seeds" -gt 1 ]; then echo "$line: seed $seed, $size positions" >&2; fi
     if [ -z "$best" ] || [ "$size" -lt "$best_size" ]; then
       [ -n "$best" ] && rm -f "$scratch/$name.$best.redb"
@@ -95,7 +97,7 @@ for line in "$@"; do
   store=${from_db:-$scratch/$name.$best.redb}
   plain="$scratch/$name.tree"
   # shellcheck disable=SC2086
-  $bin export --rules "$rules" --db "$store" $line -o "$plain" >/dev/null
+  "$bin" export --rules "$rules" --db "$store" $line -o "$plain" >/dev/null
   if [ "$(stat -c %s "$plain")" -le 1048576 ]; then
     rm -f "proofs/$name.tree.zst"
     mv "$plain" "proofs/$name.tree"
@@ -103,13 +105,15 @@ for line in "$@"; do
   else
     rm -f "proofs/$name.tree"
     # shellcheck disable=SC2086
-    mapfile -t files < <($bin export --rules "$rules" --db "$store" $line \
+    mapfile -t files < <("$bin" export --rules "$rules" --db "$store" $line \
       -o "proofs/$name.tree.zst" --zstd-level 19 --split-above 50M | sed -n 's/^wrote \(.*\): rules .*/\1/p')
   fi
   [ "${#files[@]}" -gt 0 ] || { echo "make-proofs.sh: exporting $line wrote no file" >&2; exit 1; }
   for tree in "${files[@]}"; do
+    [ -s "$tree" ] || { echo "make-proofs.sh: exporting $line: $tree was not written" >&2; exit 1; }
     side="${tree%.zst}"; side="${side%.tree}.json"
-    report=$($bin verify --rules "$rules" --tree "$tree" --json)
+    report=$("$bin" verify --rules "$rules" --tree "$tree" --json) ||
+      { echo "make-proofs.sh: $tree is not certified (verify exit $?)" >&2; exit 1; }
     # A part's line is its own (the whole line and the moves to its root).
     part_line=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["root_line"])' "$report")
     [ "${#files[@]}" -gt 1 ] || part_line="$line"

@@ -9,7 +9,7 @@ wins): each Black reply, proven or with how many of White's answers to it
 proven. Read-only: it may run while `prove` writes the store.
 
     scripts/replies-proven.py DB [--winner white|black] MOVES...
-    ANTIPROOF_BIN=target/release/antiproof scripts/replies-proven.py /tmp/h3.redb h3
+    ANTIPROOF_BIN=/path/to/antiproof scripts/replies-proven.py /tmp/h3.redb h3
 
 With --proven-lines (first), only the lines of the moves proven are
 printed, one a line in SAN, for scripts/make-proofs.sh --db:
@@ -22,7 +22,17 @@ import os
 import subprocess
 import sys
 
-BIN = os.environ.get("ANTIPROOF_BIN", "target/release/antiproof")
+def binary():
+    """The binary, as scripts/release-bin.sh finds it ($ANTIPROOF_BIN, else
+    the release build wherever cargo puts it); its error stops the script."""
+    helper = os.path.join(os.path.dirname(os.path.abspath(__file__)), "release-bin.sh")
+    found = subprocess.run([helper], stdout=subprocess.PIPE, text=True)
+    if found.returncode != 0:
+        sys.exit(found.returncode)
+    return found.stdout.strip()
+
+
+BIN = binary()
 
 
 def run(*args):

@@ -159,6 +159,59 @@ pub fn refuse_foreign(meta: &std::fs::Metadata) -> io::Result<()> {
     Ok(())
 }
 
+/// An advisory lock (`flock`) on a file, held while this lives; the
+/// kernel lets it go when the process ends however (a killed holder
+/// leaves no stale lock).
+#[derive(Debug)]
+pub struct FileLock {
+    _file: File,
+}
+
+/// What [`lock_exclusive`] found.
+#[derive(Debug)]
+pub enum Locked {
+    /// The lock is this process's now.
+    Held(FileLock),
+    /// Another process holds it; what it wrote in the file (its note,
+    /// possibly empty when it has only just taken the lock).
+    Busy(String),
+}
+
+/// Takes the lock file `path` without waiting, creating it if need be
+/// (never through a link, and never another's file or one with other
+/// hard links: [`refuse_foreign`]); once held, the file's text is `note`
+/// (who holds it, for the message of the next one to try).
+#[cfg(unix)]
+pub fn lock_exclusive(path: &Path, note: &str) -> io::Result<Locked> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match std::fs::symlink_metadata(path) {
+            Ok(m) => refuse_foreign(&m).err().unwrap_or(e),
+            Err(_) => e,
+        })?;
+    refuse_foreign(&file.metadata()?)?;
+    // SAFETY: flock on a descriptor this function owns.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+            let mut text = String::new();
+            io::Read::read_to_string(&mut file, &mut text)?;
+            return Ok(Locked::Busy(text.trim().to_string()));
+        }
+        return Err(e);
+    }
+    file.set_len(0)?;
+    io::Write::write_all(&mut file, note.as_bytes())?;
+    Ok(Locked::Held(FileLock { _file: file }))
+}
+
 /// Whether `a` and `b` name the same existing file (same device and inode:
 /// links and different spellings of one path included). A path that does
 /// not exist is the same as nothing.
@@ -168,6 +221,157 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
         (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
         _ => false,
     }
+}
+
+/// What a command writes at an output path, for [`check_output`]: which
+/// files already there it may replace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputKind {
+    /// A win-tree certificate (`export -o` and its split files, a job's
+    /// certificate).
+    WinTree,
+    /// An obligations file (`verify --obligations`): replaces only an
+    /// obligations file or an empty file.
+    Obligations,
+    /// A proof store opened for writing (`prove --db`; the storage
+    /// engine refuses a file that is not one).
+    Store,
+    /// A file a command keeps beside a store (a saved transposition
+    /// table) or a job's result.
+    Beside,
+}
+
+impl OutputKind {
+    fn name(self) -> &'static str {
+        match self {
+            OutputKind::WinTree => "a win-tree file",
+            OutputKind::Obligations => "an obligations file",
+            OutputKind::Store => "a proof store",
+            OutputKind::Beside => "this output",
+        }
+    }
+}
+
+/// The first line of an obligations file (`verify --obligations`).
+pub const OBLIGATIONS_MAGIC: &str = "# antiproof obligations";
+
+/// An output path refused by [`check_output`]; the message names it and
+/// why.
+#[derive(Debug)]
+pub struct OutputRefused(pub String);
+
+impl std::fmt::Display for OutputRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OutputRefused {}
+
+/// `path` made absolute with its links resolved; for a path that does not
+/// exist (yet), its directory's canonical path and its name.
+fn canonical(path: &Path) -> Option<PathBuf> {
+    if let Ok(c) = path.canonicalize() {
+        return Some(c);
+    }
+    let name = path.file_name()?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(dir.canonicalize().ok()?.join(name))
+}
+
+/// Checks an output path before a command writes anything, so that no
+/// output ever overwrites an input or a file of another kind:
+///
+/// * it is none of `inputs` (files, or directories standing for every
+///   file in them): not the same file by device and inode (a symbolic
+///   link, a hard link, another spelling of the path) nor the same
+///   canonical path;
+/// * an existing file there is a regular file (a FIFO, a device, a
+///   directory is refused: writing replaces the file by renaming over it);
+/// * it is not a proof store (unless the output is one) nor an endgame
+///   table, and for [`OutputKind::Obligations`] it is an obligations file
+///   or empty (a certificate given as the obligations output is kept).
+///
+/// Every command that writes a file calls it for each output (see the
+/// list in `src/cli/mod.rs`).
+pub fn check_output(
+    output: &Path,
+    kind: OutputKind,
+    inputs: &[&Path],
+) -> Result<(), OutputRefused> {
+    let out_canon = canonical(output);
+    for &input in inputs {
+        let mut files = vec![input.to_path_buf()];
+        if input.is_dir()
+            && let Ok(rd) = std::fs::read_dir(input)
+        {
+            files.extend(rd.filter_map(|e| e.ok()).map(|e| e.path()));
+        }
+        for f in files {
+            let same_path = out_canon.is_some() && out_canon == canonical(&f);
+            if same_file(output, &f) || same_path {
+                return Err(OutputRefused(format!(
+                    "the output {} is the input {}: refusing to overwrite it (choose another output file)",
+                    output.display(),
+                    f.display()
+                )));
+            }
+        }
+    }
+    let meta = match std::fs::metadata(output) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(OutputRefused(format!(
+                "the output {}: {e}",
+                output.display()
+            )));
+        }
+    };
+    let refuse = |why: String| {
+        Err(OutputRefused(format!(
+            "the output {} {why}: refusing to overwrite it with {} (choose another output file)",
+            output.display(),
+            kind.name()
+        )))
+    };
+    if !meta.is_file() {
+        if kind == OutputKind::Store {
+            // The store's own checks say what it is.
+            return Ok(());
+        }
+        return refuse(format!("is {}", kind_of(meta.file_type())));
+    }
+    let mut head = [0u8; 32];
+    let n = open_regular(output)
+        .and_then(|mut f| {
+            let mut n = 0;
+            while n < head.len() {
+                match io::Read::read(&mut f, &mut head[n..])? {
+                    0 => break,
+                    k => n += k,
+                }
+            }
+            Ok(n)
+        })
+        .unwrap_or(0);
+    let head = &head[..n];
+    if kind != OutputKind::Store && head.starts_with(b"redb\x1a\x0a") {
+        return refuse("is a proof store".into());
+    }
+    if head.starts_with(b"APTABLE\0") {
+        return refuse("is an endgame table".into());
+    }
+    if kind == OutputKind::Obligations
+        && !head.is_empty()
+        && !head.starts_with(OBLIGATIONS_MAGIC.as_bytes())
+    {
+        return refuse("exists and is not an obligations file".into());
+    }
+    Ok(())
 }
 
 /// What a path that is not a regular file is, in words.
@@ -279,6 +483,40 @@ mod tests {
             "no such directory"
         );
         assert_eq!(existing_dir(&f).unwrap_err().to_string(), "not a directory");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_file_is_held_once_and_names_its_holder() {
+        let dir =
+            std::env::temp_dir().join(format!("antiproof-fsutil-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("lock");
+        let Locked::Held(held) = lock_exclusive(&path, "pid 1").unwrap() else {
+            panic!("a new lock is free");
+        };
+        // A second open file description of the same file is refused,
+        // and told the holder's note.
+        match lock_exclusive(&path, "pid 2").unwrap() {
+            Locked::Busy(note) => assert_eq!(note, "pid 1"),
+            Locked::Held(_) => panic!("the lock was taken twice"),
+        }
+        drop(held);
+        assert!(matches!(
+            lock_exclusive(&path, "pid 3").unwrap(),
+            Locked::Held(_)
+        ));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "pid 3");
+        // Never through a link.
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let link = dir.join("link");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let e = lock_exclusive(&link, "x").unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

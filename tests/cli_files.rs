@@ -69,6 +69,9 @@ fn fifos_directories_and_devices_are_refused_at_once() {
         vec!["verify", "--db", f],
         vec!["browse", "--db", f],
         vec!["export", "--db", f, "-o", "/nonexistent-dir/x.tree"],
+        vec!["prove", "--obligations", f],
+        vec!["prove", "--obligations", dir],
+        vec!["job", "run", f],
     ] {
         let (code, err) = run(&args);
         assert_eq!(code, Some(2), "{args:?}: {err}");
@@ -226,6 +229,20 @@ fn run_stdout_closed(args: &[&str]) -> (Option<i32>, String) {
     )
 }
 
+/// Runs antiproof; the exit code, stdout and stderr.
+fn run_out(args: &[&str]) -> (Option<i32>, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
 #[test]
 fn a_closed_stdout_changes_no_exit_code() {
     let d = temp_dir("closed-stdout");
@@ -305,4 +322,131 @@ fn a_closed_stdout_changes_no_exit_code() {
     // The stopped search went on to save its table for the next run.
     assert!(d.join("s.redb.table").exists());
     let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn no_output_overwrites_an_input_or_a_file_of_another_kind() {
+    let d = temp_dir("outputs");
+    let proofs = Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs");
+    let full = d.join("full.tree");
+    std::fs::copy(proofs.join("e3-d5.tree"), &full).unwrap();
+    let tree = std::fs::read(&full).unwrap();
+    let f = full.to_str().unwrap();
+    let db = d.join("s.redb");
+    let s = db.to_str().unwrap();
+    let (code, _, err) = run_out(&["prove", "--db", s, "e3", "d5"]);
+    assert_eq!(code, Some(0), "{err}");
+    let store = std::fs::read(&db).unwrap();
+    // The certificate as its own obligations output, however spelled:
+    // it was replaced by a 178-byte obligations file, exit 0.
+    let link = d.join("link.tree");
+    std::os::unix::fs::symlink("full.tree", &link).unwrap();
+    let hard = d.join("hard.tree");
+    std::fs::hard_link(&full, &hard).unwrap();
+    let dotted = d.join(".").join("full.tree");
+    for out in [&full, &link, &hard, &dotted] {
+        let o = out.to_str().unwrap();
+        let (code, _, err) = run_out(&["verify", "--tree", f, "--obligations", o]);
+        assert_eq!(code, Some(2), "{o}: {err}");
+        assert_eq!(
+            err,
+            format!(
+                "antiproof: error: the output {o} is the input {f}: refusing to overwrite it (choose another output file)\n"
+            )
+        );
+    }
+    // A store, another certificate, a FIFO, a device, a directory: not
+    // obligations files, never replaced by one.
+    let other = d.join("other.tree");
+    std::fs::write(&other, &tree).unwrap();
+    let fifo = d.join("fifo");
+    mkfifo(&fifo);
+    for (out, what) in [
+        (s, "is a proof store"),
+        (
+            other.to_str().unwrap(),
+            "exists and is not an obligations file",
+        ),
+        (fifo.to_str().unwrap(), "is a FIFO"),
+        ("/dev/null", "is a device"),
+        (d.to_str().unwrap(), "is a directory"),
+    ] {
+        let (code, _, err) = run_out(&["verify", "--tree", f, "--obligations", out]);
+        assert_eq!(code, Some(2), "{out}: {err}");
+        assert_eq!(
+            err,
+            format!(
+                "antiproof: error: the output {out} {what}: refusing to overwrite it with an obligations file (choose another output file)\n"
+            )
+        );
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), store, "the store is untouched");
+    assert_eq!(std::fs::read(&other).unwrap(), tree);
+    // An obligations file (or an empty file) is replaced by a new one.
+    let ob = d.join("o.epd");
+    std::fs::write(&ob, "").unwrap();
+    let o = ob.to_str().unwrap();
+    for _ in 0..2 {
+        let (code, _, err) = run_out(&["verify", "--tree", f, "--obligations", o]);
+        assert_eq!(code, Some(0), "{err}");
+    }
+    assert!(
+        std::fs::read_to_string(&ob)
+            .unwrap()
+            .starts_with("# antiproof obligations")
+    );
+    // export: another store as the output.
+    let (code, _, err) = run_out(&["export", "--db", s, "-o", s, "e3", "d5"]);
+    assert_eq!(code, Some(2), "{err}");
+    let (code, _, err) = run_out(&["export", "--db", s, "-o", o, "e3", "d5"]);
+    assert_eq!(code, Some(0), "an obligations file is no store: {err}");
+    let db2 = d.join("t.redb");
+    std::fs::copy(&db, &db2).unwrap();
+    let t = db2.to_str().unwrap();
+    let (code, _, err) = run_out(&["export", "--db", s, "-o", t, "e3", "d5"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is a proof store"), "{err}");
+    assert_eq!(std::fs::read(&db2).unwrap(), store);
+    // export --split-above: a part named as the --tree input.
+    let part = d.join("x-Bxa6-bxa6-Qe2-Rb8-Qxa6-Rxb2.tree");
+    std::fs::copy(proofs.join("e3-Na6.tree"), &part).unwrap();
+    let before = std::fs::read(&part).unwrap();
+    let x = d.join("x.tree");
+    let (code, _, err) = run_out(&[
+        "export",
+        "--db",
+        s,
+        "--tree",
+        part.to_str().unwrap(),
+        "-o",
+        x.to_str().unwrap(),
+        "--split-above",
+        "1K",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is the input"), "{err}");
+    assert_eq!(std::fs::read(&part).unwrap(), before);
+    // prove: its store (or the table saved beside it) is an input.
+    let (code, _, err) = run_out(&["prove", "--db", o, "--obligations", o]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is the input"), "{err}");
+    let table = d.join("o.epd.table");
+    std::fs::copy(&ob, &table).unwrap();
+    let (code, _, err) = run_out(&["prove", "--db", o, "--obligations", table.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is the input"), "{err}");
+    // job run: its certificate a hard link of the job file.
+    let job = d.join("j.json");
+    std::fs::write(
+        &job,
+        r#"{"format":"antiproof-job","version":1,"id":"t","root_fen":"rnbqkbnr/ppp1pppp/8/3p4/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 2","line":["e3","d5"],"rules":"international","winner":"white","budget":{"nodes":100000,"time_s":10,"memory_bytes":16777216},"tables":null}"#,
+    )
+    .unwrap();
+    let job_text = std::fs::read(&job).unwrap();
+    std::fs::hard_link(&job, d.join("j.json.tree")).unwrap();
+    let (code, _, err) = run_out(&["job", "run", job.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is the input"), "{err}");
+    assert_eq!(std::fs::read(&job).unwrap(), job_text);
+    std::fs::remove_dir_all(&d).unwrap();
 }

@@ -767,6 +767,63 @@ fn a_link_in_the_work_directory_never_has_the_store_written_over() {
 }
 
 #[test]
+fn a_second_master_on_a_work_directory_is_refused_until_the_first_is_gone() {
+    let dir = temp_dir("twomasters");
+    let work = dir.join("w");
+    // The first master's jobs never end (its worker sleeps): it holds the
+    // work directory until killed.
+    let sleeper = dir.join("sleep.sh");
+    std::fs::write(&sleeper, "exec sleep 120\n").unwrap();
+    let master = |db: &str, worker: Option<&Path>, limit: &str| {
+        let mut c = Command::new(EXE);
+        c.arg("prove")
+            .arg("--db")
+            .arg(dir.join(db))
+            .arg("--work-dir")
+            .arg(&work)
+            .args(["--jobs", "1", "--executor", "local", "--memory", "16M"])
+            .args(["--job-nodes", "2k", "--limit", limit, "e3", "Na6"]);
+        if let Some(w) = worker {
+            c.arg("--worker").arg(format!("/bin/sh {}", w.display()));
+        }
+        c
+    };
+    let mut first = master("a.redb", Some(&sleeper), "120s")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let lock = work.join("master.lock");
+    let t0 = Instant::now();
+    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.contains("pid")) {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no lock taken");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = master("b.redb", None, "120s").output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let a = dir.join("a.redb").canonicalize().unwrap();
+    assert!(
+        err.contains(&format!(
+            "the work directory {} is in use by another master (pid {}, store {})",
+            work.canonicalize().unwrap().display(),
+            first.id(),
+            a.display()
+        )),
+        "{err}"
+    );
+    assert!(!dir.join("b.redb").exists(), "nothing written");
+    // Killed, the first master holds nothing: the next one runs.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let o = master("b.redb", None, "2s").output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(matches!(o.status.code(), Some(0 | 3)), "{err}");
+    assert!(!err.contains("in use"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_job_whose_shared_table_is_a_link_leaves_its_target_alone() {
     let dir = temp_dir("sharedlink");
     // A file of a shared table's size, reached by a link (and by a hard

@@ -299,11 +299,12 @@ fn sbatch_refusing_the_first_job_is_an_error_at_once() {
             .is_some_and(|e| e.contains("invalid partition")),
         "{s}"
     );
-    // No job file is left behind for a job that never ran.
+    // No job file is left behind for a job that never ran (the status
+    // file and the master's lock file stay).
     let left: Vec<_> = std::fs::read_dir(dir.join("t.redb.jobs"))
         .unwrap()
         .map(|e| e.unwrap().file_name())
-        .filter(|n| n != "status.json")
+        .filter(|n| n != "status.json" && n != "master.lock")
         .collect();
     assert!(left.is_empty(), "{left:?}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -329,5 +330,28 @@ fn squeue_down_past_the_patience_stops_the_master_cleanly() {
     std::fs::remove_file(dir.join("state/squeue.calls")).unwrap();
     let o = prove(&dir, &[], &[], &["e4"]);
     proven(&dir, &o, &["e4"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_link_at_a_job_log_name_is_refused_before_sbatch() {
+    // Slurm opens `--output` following links: the master makes the log
+    // itself first, and a link under its name stops the run.
+    let dir = fake_slurm("loglink");
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    let work = dir.join("t.redb.jobs");
+    std::fs::create_dir_all(&work).unwrap();
+    let log = work.join("g1-n0-a0.json.log");
+    std::os::unix::fs::symlink(&victim, &log).unwrap();
+    let o = prove(&dir, &[], &[], &["e4"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("cannot create {}", log.display())) && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    nothing_left_queued(&dir);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -125,29 +125,30 @@ fn finish(result: anyhow::Result<u8>) -> ExitCode {
     }
 }
 
-/// Refuses an output file that is one of the command's inputs (the same
-/// file by device and inode, whatever the spelling: a link, `./`, another
-/// directory path): writing it would destroy the input. `inputs` are files,
-/// or directories standing for every file in them.
-pub(crate) fn refuse_input_as_output(output: &Path, inputs: &[&Path]) -> anyhow::Result<()> {
-    for &input in inputs {
-        let mut files = vec![input.to_path_buf()];
-        if input.is_dir()
-            && let Ok(rd) = std::fs::read_dir(input)
-        {
-            files.extend(rd.filter_map(|e| e.ok()).map(|e| e.path()));
-        }
-        for f in files {
-            if crate::fsutil::same_file(output, &f) {
-                anyhow::bail!(
-                    "the output {} is the input {}: refusing to overwrite it (choose another output file)",
-                    output.display(),
-                    f.display()
-                );
-            }
-        }
-    }
-    Ok(())
+/// Refuses an output path before anything is written: one of the
+/// command's `inputs` (files, or directories standing for every file in
+/// them) however spelled (a link, a hard link, `./`), something not a
+/// regular file, or a file of another kind than `kind` writes
+/// ([`crate::fsutil::check_output`]). Every output of every command goes
+/// through it:
+///
+/// | command | outputs | inputs |
+/// |---|---|---|
+/// | `verify --tree F --obligations OUT` | OUT | F, `--tables` |
+/// | `export -o OUT` (and `--split-above`'s files) | OUT, each part | `--db`, `--tree`, `--tables` |
+/// | `prove --db DB` (any mode) | DB, DB.table, DB.table-endgame | `--obligations`, `--tables` |
+/// | `job run JOB` | JOB.tree, JOB.result.json, JOB.redb | JOB, its `tables`, its `shared_tt` |
+///
+/// Not here: the job master's work directory (names of its own, written
+/// by [`crate::fsutil::create_fresh`] or renamed over, never through a
+/// link), `tables build` (its own table files in `--dir`), `store
+/// compact` (the store in place), `demo` (a new directory).
+pub(crate) fn check_output(
+    output: &Path,
+    kind: crate::fsutil::OutputKind,
+    inputs: &[&Path],
+) -> anyhow::Result<()> {
+    Ok(crate::fsutil::check_output(output, kind, inputs)?)
 }
 
 /// The store read when `--db` is not given.

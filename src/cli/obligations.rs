@@ -44,7 +44,8 @@ pub(super) struct Obligations {
 /// is an error naming the line number.
 pub(super) fn read_rule_set(path: &Path, set: RuleSet) -> anyhow::Result<Obligations> {
     let rules = set.stalemate;
-    let text = std::fs::read_to_string(path)
+    // Never a FIFO, a device or a directory: refused at once, not waited on.
+    let text = crate::fsutil::read_regular_to_string(path)
         .with_context(|| format!("cannot read the obligations file {}", path.display()))?;
     let at = |n: usize| format!("obligations file {} line {n}", path.display());
     let mut out = Obligations {

@@ -223,10 +223,25 @@ fn memory_refusal(
     None
 }
 
+/// Refuses a store, or a saved table beside it, that is one of the run's
+/// input files (`--obligations`, `--tables`): nothing is written then.
+fn check_outputs(args: &ProveArgs) -> anyhow::Result<()> {
+    use crate::fsutil::OutputKind;
+    let mut inputs: Vec<&Path> = args.obligations.iter().map(PathBuf::as_path).collect();
+    inputs.extend(args.tables.as_deref());
+    super::check_output(&args.db, OutputKind::Store, &inputs)?;
+    for endgame in [false, true] {
+        let tt = crate::search::run::tt_file(&args.db, endgame);
+        super::check_output(&tt, OutputKind::Beside, &inputs)?;
+    }
+    Ok(())
+}
+
 /// Runs `antiproof prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let job_executor = args.many.job_executor();
     check_memory(&args)?;
+    check_outputs(&args)?;
     if args.smaller_proof && (job_executor || args.rules.rule_set().fifty_move) {
         bail!(
             "--smaller-proof works with one search or --executor search, and not under the fifty-move rule"

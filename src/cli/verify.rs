@@ -99,6 +99,11 @@ fn start_clock(fen: Option<&str>) -> anyhow::Result<u32> {
 
 /// Runs `antiproof verify`.
 pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
+    if let Some(out) = &args.obligations {
+        let mut inputs: Vec<&Path> = args.tree.iter().map(PathBuf::as_path).collect();
+        inputs.extend(args.tables.as_deref());
+        super::check_output(out, crate::fsutil::OutputKind::Obligations, &inputs)?;
+    }
     let rule_set = args.rules.rule_set();
     let fifty_move = if rule_set.fifty_move {
         Some(start_clock(args.fen.as_deref())?)
@@ -464,10 +469,6 @@ fn verify_together(args: &VerifyArgs, fifty_move: Option<u32>) -> anyhow::Result
     Ok(if proven { EXIT_OK } else { EXIT_NO })
 }
 
-/// The first line of an obligations file (read by `prove --obligations`,
-/// see `super::obligations`).
-const OBLIGATIONS_MAGIC: &str = "# antiproof obligations";
-
 /// Writes the open leaves of `report` (a check of the win-tree file
 /// `tree`) to `out`, atomically: header comment lines naming the file, the
 /// rule set (the stalemate rule, and whether the fifty-move rule is on)
@@ -476,7 +477,7 @@ const OBLIGATIONS_MAGIC: &str = "# antiproof obligations";
 fn write_obligations(out: &Path, tree: &Path, report: &check::Report) -> anyhow::Result<()> {
     let mut text = format!(
         "{}\n# file: {}\n# rules: {}\n# fifty-move-rule: {}\n# winner: {}\n# root: {}\n# open: {}\n",
-        OBLIGATIONS_MAGIC,
+        crate::fsutil::OBLIGATIONS_MAGIC,
         tree.display(),
         report.rules.name(),
         if report.fifty_move { "yes" } else { "no" },

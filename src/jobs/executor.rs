@@ -427,6 +427,8 @@ impl Slurm {
     /// than the patience with nothing of ours queued; else the job is
     /// handed back and submissions are held.
     fn sbatch_failed(&mut self, job: &Path, msg: String) -> ExecError {
+        // The log made for it: the job was not taken.
+        let _ = std::fs::remove_file(log_path(job));
         let now = Instant::now();
         let since = *self.sbatch_failing.get_or_insert(now);
         let msg = format!("sbatch failed for {}: {msg}", job.display());
@@ -481,6 +483,11 @@ impl Executor for Slurm {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // Made here, new, for Slurm to write into: Slurm opens `--output`
+        // following links, and a link planted under the guessable name
+        // would have the job's output written over its target.
+        let log_file = log_path(job);
+        crate::fsutil::create_fresh(&log_file).map_err(|e| ExecError::Create(log_file, e))?;
         let out = Command::new("sbatch")
             .arg("--parsable")
             .arg(format!("--job-name=antiproof-{name}"))
@@ -495,7 +502,10 @@ impl Executor for Slurm {
             .args(&self.args)
             .arg(format!("--wrap=exec {}", words.join(" ")))
             .output()
-            .map_err(|e| ExecError::Spawn("`sbatch` (Slurm)".into(), e))?;
+            .map_err(|e| {
+                let _ = std::fs::remove_file(log_path(job));
+                ExecError::Spawn("`sbatch` (Slurm)".into(), e)
+            })?;
         if !out.status.success() {
             let msg = String::from_utf8_lossy(&out.stderr).trim().to_string();
             return Err(self.sbatch_failed(job, msg));

@@ -272,6 +272,14 @@ pub enum MasterError {
     Exec(ExecError),
     /// A job file could not be written.
     Io(PathBuf, std::io::Error),
+    /// Another master holds the work directory ([`lock_path`]).
+    Busy {
+        /// The work directory.
+        work_dir: PathBuf,
+        /// What the other master wrote in the lock file (its pid and
+        /// store).
+        holder: String,
+    },
 }
 
 impl fmt::Display for MasterError {
@@ -280,6 +288,17 @@ impl fmt::Display for MasterError {
             MasterError::Store(e) => write!(f, "{e}"),
             MasterError::Exec(e) => write!(f, "{e}"),
             MasterError::Io(p, e) => write!(f, "cannot write {}: {e}", p.display()),
+            MasterError::Busy { work_dir, holder } => write!(
+                f,
+                "the work directory {} is in use by another master ({}): a work directory \
+                 belongs to one store; give this run another --work-dir",
+                work_dir.display(),
+                if holder.is_empty() {
+                    "which one, it has not written yet"
+                } else {
+                    holder
+                }
+            ),
         }
     }
 }
@@ -347,6 +366,51 @@ fn job_generation(name: &str) -> Option<u32> {
     g.parse().ok()
 }
 
+/// The lock file of a work directory, held by its master for its run.
+pub fn lock_path(work_dir: &std::path::Path) -> PathBuf {
+    work_dir.join("master.lock")
+}
+
+/// A work directory's lock ([`lock_path`]), which [`run_master`] needs:
+/// a work directory belongs to one store, and the job files, results and
+/// status file of two masters there would mix (each would read, reject
+/// and count the other's results against its leaves). Held while this
+/// lives; the kernel lets it go should the process be killed, so a
+/// killed master's lock never blocks the next.
+pub struct WorkDirLock {
+    dir: PathBuf,
+    _lock: crate::fsutil::FileLock,
+}
+
+impl WorkDirLock {
+    /// Takes the lock of `work_dir` (which must exist) for a master of
+    /// the store `db`, before the store is opened or anything in the
+    /// directory touched; held by another master: [`MasterError::Busy`],
+    /// naming its pid and store.
+    pub fn take(
+        work_dir: &std::path::Path,
+        db: &std::path::Path,
+    ) -> Result<WorkDirLock, MasterError> {
+        let path = lock_path(work_dir);
+        let note = format!(
+            "pid {}, store {}",
+            std::process::id(),
+            db.canonicalize().as_deref().unwrap_or(db).display()
+        );
+        match crate::fsutil::lock_exclusive(&path, &note) {
+            Ok(crate::fsutil::Locked::Held(lock)) => Ok(WorkDirLock {
+                dir: work_dir.to_path_buf(),
+                _lock: lock,
+            }),
+            Ok(crate::fsutil::Locked::Busy(holder)) => Err(MasterError::Busy {
+                work_dir: work_dir.to_path_buf(),
+                holder,
+            }),
+            Err(e) => Err(MasterError::Io(path, e)),
+        }
+    }
+}
+
 /// Removes a file when dropped (the shared table, however the run ends).
 struct RemoveOnDrop(Option<PathBuf>);
 
@@ -383,15 +447,21 @@ struct Master<'a, 's> {
 /// `progress` about once a second. Returns when the root is settled, the
 /// deadline passes or the stop flag is set; jobs still out are stopped
 /// (the next run re-queues them). An executor error stops the jobs and is
-/// returned; what was committed stays.
+/// returned; what was committed stays. `lock` is `cfg.work_dir`'s
+/// ([`WorkDirLock::take`]), held by the caller for the run.
 pub fn run_master(
     store: &Store,
     cfg: &MasterConfig,
+    lock: &WorkDirLock,
     exec: &mut dyn Executor,
     mut progress: Option<&mut dyn FnMut(&Status)>,
 ) -> Result<MasterReport, MasterError> {
     let t0 = Instant::now();
     std::fs::create_dir_all(&cfg.work_dir).map_err(|e| MasterError::Io(cfg.work_dir.clone(), e))?;
+    assert_eq!(
+        lock.dir, cfg.work_dir,
+        "the work directory's lock is another directory's"
+    );
     let top = TopTree::open(store, cfg.rules, &cfg.root, cfg.winner, cfg.budget.nodes)?;
     remove_stale_jobs(&cfg.work_dir, top.header.generation);
     if let Some(p) = &cfg.shared_tt {

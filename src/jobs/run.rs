@@ -9,7 +9,10 @@
 //! search at a consistent point and the job reports unresolved with its
 //! root's proof and disproof numbers.
 
-use super::job::{ChildHint, Job, JobFileError, Outcome, ResultFile, tree_path, with_suffix};
+use super::job::{
+    ChildHint, Job, JobFileError, Outcome, ResultFile, result_path, tree_path, with_suffix,
+};
+use crate::fsutil::OutputKind;
 use crate::search::run::STACK_BYTES;
 use crate::search::{Config, Limits, ProveResult, Prover, SearchError};
 use crate::store::{Store, StoreError};
@@ -32,6 +35,9 @@ pub enum RunJobError {
     Export(String),
     /// The result or certificate could not be written.
     Write(PathBuf, std::io::Error),
+    /// An output is refused: it is the job file, its shared table, or a
+    /// file of another kind.
+    Output(crate::fsutil::OutputRefused),
     /// The search thread panicked.
     Panicked,
 }
@@ -44,6 +50,7 @@ impl fmt::Display for RunJobError {
             RunJobError::Search(e) => write!(f, "{e}"),
             RunJobError::Export(e) => write!(f, "exporting the proof: {e}"),
             RunJobError::Write(p, e) => write!(f, "cannot write {}: {e}", p.display()),
+            RunJobError::Output(e) => write!(f, "{e}"),
             RunJobError::Panicked => write!(f, "the search thread panicked"),
         }
     }
@@ -93,6 +100,17 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
     let t0 = Instant::now();
     let job = Job::read(path).map_err(RunJobError::Job)?;
     let db = with_suffix(path, ".redb");
+    // No output over the job file or its shared table (a job file from
+    // elsewhere may name anything), nor over a store or a table.
+    let mut inputs = vec![path];
+    inputs.extend(job.file.shared_tt.as_deref());
+    for (out, kind) in [
+        (tree_path(path), OutputKind::WinTree),
+        (result_path(path), OutputKind::Beside),
+        (db.clone(), OutputKind::Store),
+    ] {
+        crate::fsutil::check_output(&out, kind, &inputs).map_err(RunJobError::Output)?;
+    }
     remove_store(&db);
     let store = Store::create_fresh_exclusive(&db).map_err(RunJobError::Store)?;
     // A scratch store, removed when the job ends: nothing to sync.
@@ -212,7 +230,7 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
             })
             .collect(),
     };
-    let rp = super::job::result_path(path);
+    let rp = result_path(path);
     result
         .write(&rp)
         .map_err(|e| RunJobError::Write(rp.clone(), e))?;

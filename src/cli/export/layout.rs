@@ -18,6 +18,8 @@ pub(super) struct Layout<'a> {
     pub(super) split_above: Option<u64>,
     pub(super) winner: Color,
     pub(super) output: &'a std::path::Path,
+    /// The export's inputs, which no part may overwrite.
+    pub(super) inputs: &'a [&'a std::path::Path],
 }
 
 /// One file written.
@@ -117,6 +119,13 @@ impl Layout<'_> {
             };
             if !can_split || fits(bytes.len() as u64) {
                 let path = self.path_of(suffix);
+                if !suffix.is_empty() {
+                    super::super::check_output(
+                        &path,
+                        crate::fsutil::OutputKind::WinTree,
+                        self.inputs,
+                    )?;
+                }
                 // Atomically: a reader (`serve` with the old file mapped)
                 // keeps the old file until it lets go; a failed write
                 // leaves it as is.

@@ -527,8 +527,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
     let mut inputs = vec![db.as_path()];
     inputs.extend(args.tables.as_deref());
     inputs.extend(args.tree.as_deref());
-    super::refuse_input_as_output(&args.output, &inputs)?;
     let (_store, reader, path) = super::open_store(Some(&db))?;
+    super::check_output(&args.output, crate::fsutil::OutputKind::WinTree, &inputs)?;
     let start = match &args.fen {
         Some(f) => super::prove::root_from_fen(f, rule_set.fifty_move)?,
         None => Position::startpos(),
@@ -607,6 +607,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
                 split_above: args.split_above,
                 winner,
                 output: &args.output,
+                inputs: &inputs,
             };
             let mut prolog: Vec<MoveCode> = line.iter().map(|m| m.watkins_code()).collect();
             let mut parts = Vec::new();

@@ -7,7 +7,7 @@ use super::super::{EXIT_LIMIT, EXIT_NO, EXIT_OK};
 use super::ProveArgs;
 use crate::jobs::executor::{Executor, Local, Slurm, SlurmTiming, WorkerCommand};
 use crate::jobs::job::Budget;
-use crate::jobs::master::{MasterConfig, MasterResult, Status, run_master};
+use crate::jobs::master::{MasterConfig, MasterResult, Status, WorkDirLock, run_master};
 use crate::store::Store;
 use anyhow::{Context, anyhow, bail};
 use clap::{Args, ValueEnum};
@@ -290,6 +290,9 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     std::fs::create_dir_all(&work_dir)
         .with_context(|| format!("cannot create the work directory {}", work_dir.display()))?;
     let work_dir = work_dir.canonicalize()?;
+    // Before the store is opened (or made): another master there stops
+    // this one with nothing written.
+    let lock = WorkDirLock::take(&work_dir, &args.db)?;
     let worker = match &many.worker {
         Some(w) => WorkerCommand::from_words(w).ok_or_else(|| anyhow!("--worker is empty"))?,
         None => WorkerCommand::this_exe().context("cannot find this program's path")?,
@@ -378,7 +381,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     };
     let progress: Option<&mut dyn FnMut(&Status)> =
         if show { Some(&mut show_status) } else { None };
-    let report = run_master(&store, &cfg, exec.as_mut(), progress)?;
+    let report = run_master(&store, &cfg, &lock, exec.as_mut(), progress)?;
     if show {
         eprint!("\r\x1b[K");
     }

@@ -1,0 +1,137 @@
+//! The scripts of `scripts/` fail loudly: a missing binary or output is a
+//! non-zero exit saying what is missing, and a script names only files it
+//! wrote. The binary is this build's (`ANTIPROOF_BIN`), so nothing is built
+//! here; `scripts/release-bin.sh` finds the release build through `cargo
+//! metadata` otherwise (CARGO_TARGET_DIR honoured), which is not run here
+//! (a release build is minutes).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const EXE: &str = env!("CARGO_BIN_EXE_antiproof");
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("antiproof-scripts-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// `scripts/screenshot.sh --tree proofs/e3-d5.tree e2e3` writing to
+/// `out`, with `chromium` the shell script `browser` (on PATH first).
+fn screenshot(dir: &Path, browser: &str, out: &Path) -> Output {
+    let bin = dir.join("fake");
+    std::fs::create_dir_all(&bin).unwrap();
+    let chromium = bin.join("chromium");
+    std::fs::write(&chromium, format!("#!/bin/sh\n{browser}\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&chromium, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    Command::new("sh")
+        .arg(root().join("scripts/screenshot.sh"))
+        .arg("--tree")
+        .arg(root().join("proofs/e3-d5.tree"))
+        .arg("e2e3")
+        .env("PATH", path)
+        .env("ANTIPROOF_BIN", EXE)
+        .env("OUT_PNG", out)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn screenshot_claims_only_a_file_it_wrote() {
+    let dir = temp_dir("screenshot");
+    let out = dir.join("shot.png");
+    // An old screenshot there is not passed off as this run's.
+    std::fs::write(&out, "old").unwrap();
+    let o = screenshot(&dir, "exit 0", &out);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(!text(&o.stdout).contains("wrote"), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stderr).contains(&format!(
+            "chromium wrote no screenshot to {}",
+            out.display()
+        )),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!out.exists());
+    let o = screenshot(&dir, "exit 3", &out);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("chromium failed (exit 3)"));
+    // A browser that writes it: claimed.
+    let writes =
+        r#"for a; do case $a in --screenshot=*) printf PNG > "${a#--screenshot=}";; esac; done"#;
+    let o = screenshot(&dir, writes, &out);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).starts_with(&format!("wrote {}", out.display())));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "PNG");
+    // The proof file as the output: refused, kept.
+    let tree = dir.join("t.tree");
+    std::fs::copy(root().join("proofs/e3-d5.tree"), &tree).unwrap();
+    let o = Command::new("sh")
+        .arg(root().join("scripts/screenshot.sh"))
+        .arg("--tree")
+        .arg(&tree)
+        .env("ANTIPROOF_BIN", EXE)
+        .env("OUT_PNG", &tree)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("is the input"));
+    assert_eq!(
+        std::fs::read(&tree).unwrap(),
+        std::fs::read(root().join("proofs/e3-d5.tree")).unwrap()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_missing_binary_stops_the_scripts_at_once() {
+    let dir = temp_dir("nobin");
+    let missing = dir.join("no-such-antiproof");
+    for script in [
+        "make-proofs.sh",
+        "screenshot.sh",
+        "holds-under.sh",
+        "bench-jobs.sh",
+        "replies-proven.py",
+    ] {
+        let o = Command::new(root().join("scripts").join(script))
+            .env("ANTIPROOF_BIN", &missing)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{script}: {}", text(&o.stderr));
+        assert_eq!(
+            text(&o.stderr),
+            format!(
+                "release-bin.sh: ANTIPROOF_BIN={} is not an executable file\n",
+                missing.display()
+            ),
+            "{script}"
+        );
+        assert!(o.stdout.is_empty(), "{script}: {}", text(&o.stdout));
+    }
+    // A relative ANTIPROOF_BIN is made absolute (the scripts change
+    // directory).
+    std::fs::copy(EXE, dir.join("ap")).unwrap();
+    let o = Command::new(root().join("scripts/release-bin.sh"))
+        .env("ANTIPROOF_BIN", "ap")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout).trim(), dir.join("ap").display().to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+}
