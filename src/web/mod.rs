@@ -40,6 +40,13 @@ pub struct App {
 const JSON: &str = "application/json";
 const HTML: &str = "text/html; charset=utf-8";
 
+/// `405`, naming the methods the pages take.
+fn method_not_allowed() -> Response {
+    let mut r = Response::text(405, "method not allowed: use GET (or POST on /)");
+    r.headers.push(("Allow", "GET, HEAD, POST, OPTIONS".into()));
+    r
+}
+
 fn json_error(status: u16, message: &str) -> Response {
     let body = serde_json::json!({ "error": message }).to_string();
     let mut r = Response::new(status, JSON, body);
@@ -61,6 +68,11 @@ impl App {
     /// Answers one request.
     pub fn handle(&self, req: &Request) -> Response {
         let get = matches!(req.method.as_str(), "GET" | "HEAD");
+        if !get && !matches!(req.method.as_str(), "POST" | "OPTIONS") {
+            // A method no page takes (PUT, DELETE, CONNECT, whose
+            // authority-form target has no path at all): 405 on any path.
+            return method_not_allowed();
+        }
         match req.path.as_str() {
             "/" if get => {
                 let wants_html = req
@@ -86,11 +98,7 @@ impl App {
                 r
             }
             "/browse" if get => self.page(req.query.get("moves").map(String::as_str).unwrap_or("")),
-            "/" | "/browse" => {
-                let mut r = Response::text(405, "method not allowed: use GET (or POST on /)");
-                r.headers.push(("Allow", "GET, HEAD, POST, OPTIONS".into()));
-                r
-            }
+            "/" | "/browse" => method_not_allowed(),
             "/favicon.ico" => Response::new(204, "image/x-icon", ""),
             _ => Response::text(404, format!("no such page: {}", req.path)),
         }
