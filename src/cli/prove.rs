@@ -161,6 +161,10 @@ struct Summary {
     seed: u64,
     /// The endgame-table directory (`--tables`), if any.
     tables: Option<String>,
+    /// With `--tables` at a root of 4 men or fewer: its value in the
+    /// table (`win in 66 for white (to move)`), which the search's one
+    /// ply to the table positions below confirms.
+    root_table: Option<String>,
 }
 
 /// Refuses a `--memory` above what this machine (or this process's
@@ -244,6 +248,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let (start, pos, played) = root_of(&args)?;
     let winner = winner_of(&args, &pos, &played);
     let (limits, tables, store) = open_run(&args)?;
+    let root_table = root_table_value(tables.as_ref(), &pos)?;
     let config = Config {
         rules,
         fifty_move: rule_set.fifty_move,
@@ -329,6 +334,24 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         revision: revision(),
         seed: args.seed,
         tables: args.tables.as_ref().map(|d| d.display().to_string()),
+        root_table: root_table.map(|v| {
+            let v = match v {
+                // Fifty-move tables count plies to the next capture or
+                // pawn move (from a clock of 0), not to the end.
+                crate::tables::Value::Win(n) | crate::tables::Value::Loss(n)
+                    if rule_set.fifty_move =>
+                {
+                    let what = if matches!(v, crate::tables::Value::Win(_)) {
+                        "win"
+                    } else {
+                        "loss"
+                    };
+                    format!("{what}, {n} plies to the next capture or pawn move from a clock of 0")
+                }
+                v => v.to_string(),
+            };
+            format!("{v} for {} (to move)", pos.turn().name())
+        }),
     };
     let mut out = crate::cli::out::stdout();
     if args.json {
@@ -471,6 +494,34 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
         super::EXIT_LIMIT
     } else {
         super::EXIT_OK
+    })
+}
+
+/// With endgame tables, the table value of a root of 4 men or fewer (the
+/// search then only expands it: every position below is a table
+/// position). A root whose table is not in the directory is an error
+/// naming the table and how to build it: the search would otherwise go on
+/// without it, a long search where a table answers at once.
+fn root_table_value(
+    tables: Option<&crate::tables::Tables>,
+    pos: &Position,
+) -> anyhow::Result<Option<crate::tables::Value>> {
+    let Some(t) = tables else {
+        return Ok(None);
+    };
+    if pos.men() > crate::tables::MAX_MEN {
+        return Ok(None);
+    }
+    let material = crate::tables::material_of(pos).canonical();
+    t.value(pos).map(Some).with_context(|| {
+        format!(
+            "the position to prove has {} men: its table {material} must be in --tables {} \
+             (antiproof tables build --dir {} --rules {} {material})",
+            pos.men(),
+            t.dir().display(),
+            t.dir().display(),
+            t.rule_set()
+        )
     })
 }
 
@@ -675,6 +726,9 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     }
     if let Some(t) = &s.tables {
         writeln!(out, "endgame tables:  {t} (positions of 4 men or fewer)")?;
+    }
+    if let Some(v) = &s.root_table {
+        writeln!(out, "root in table:   {v}")?;
     }
     writeln!(out, "revision:        {}", s.revision)?;
     Ok(())
