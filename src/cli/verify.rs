@@ -261,8 +261,7 @@ fn start_position(args: &VerifyArgs) -> anyhow::Result<Antichess> {
     let fen: shakmaty::fen::Fen = f
         .parse()
         .map_err(|e| anyhow::anyhow!("reading --fen {f:?}: {e}"))?;
-    fen.into_position::<Antichess>(shakmaty::CastlingMode::Standard)
-        .map_err(|e| anyhow::anyhow!("reading --fen {f:?}: {e}"))
+    game::position_from_fen(fen).map_err(|e| anyhow::anyhow!("reading --fen {f:?}: {e}"))
 }
 
 /// `verify --tree A --tree B ...`: each file checked on its own (from its
