@@ -286,6 +286,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let warn = |w: &str| eprintln!("antiproof: warning: {w}");
     let finished = run::prove(job, progress, &warn)?;
     let (report, resumed) = (finished.report, finished.resumed);
+    if report.result == ProveResult::Proven {
+        super::proven_lines::note(&store, rule_set, args.fen.as_deref(), &played, winner)?;
+    }
     if show_progress {
         eprint!("\r{:80}\r", "");
     }

@@ -71,7 +71,9 @@ pub struct VerifyArgs {
     repeat: u32,
     /// The line to certify, from the start position (UCI or SAN). With
     /// --tree it must begin with the file's prolog; default: the file's
-    /// root. With the store: default the start position.
+    /// root. With the store: default the line the store notes as proven
+    /// (`prove` notes each; with several, they are named and one must be
+    /// given).
     moves: Vec<String>,
 }
 
@@ -96,8 +98,15 @@ fn start_clock(fen: Option<&str>) -> anyhow::Result<u32> {
 }
 
 /// Runs `antiproof verify`.
-pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
+pub fn run(mut args: VerifyArgs) -> anyhow::Result<u8> {
     let rule_set = args.rules.rule_set();
+    if args.tree.is_empty() && args.moves.is_empty() && args.fen.is_none() {
+        let db = args
+            .db
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(super::DEFAULT_DB));
+        args.moves = super::proven_lines::line_for(&db, rule_set, "verify")?;
+    }
     let fifty_move = if rule_set.fifty_move {
         Some(start_clock(args.fen.as_deref())?)
     } else {

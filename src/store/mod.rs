@@ -15,6 +15,8 @@
 //!   `[u8; 12]`): one record per proven position under that rule set, see
 //!   [`Record`]. A store created before a rule set existed lacks its table:
 //!   readers see no record there, and the first write creates it.
+//! * table `lines` (`&str` -> bytes): the lines `prove` proved, for
+//!   commands given no line (`lines.rs`; absent in older stores).
 //!
 //! A store written by another schema version is refused with
 //! [`StoreError::Schema`], never rewritten.
@@ -42,6 +44,7 @@ use redb::{
 };
 pub mod filter;
 mod guard;
+mod lines;
 mod record;
 mod top;
 
