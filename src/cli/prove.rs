@@ -125,7 +125,13 @@ struct Summary {
     resumed_table: bool,
     store_records: u64,
     store_bytes: u64,
+    /// The transposition table's budget (`--memory`): the most it may
+    /// take, allocated as it fills, not memory used.
     tt_bytes: u64,
+    /// A stopped search: where it saved its transposition table for the
+    /// next run (`DB.table`), and the file's size.
+    saved_tt: Option<String>,
+    saved_tt_bytes: Option<u64>,
     /// Bytes of the in-memory filter of the store's positions (about 2.4
     /// a record).
     filter_bytes: u64,
@@ -285,7 +291,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     };
     let warn = |w: &str| eprintln!("antiproof: warning: {w}");
     let finished = run::prove(job, progress, &warn)?;
-    let (report, resumed) = (finished.report, finished.resumed);
+    let (report, resumed, saved_tt) = (finished.report, finished.resumed, finished.saved_tt);
     if report.result == ProveResult::Proven {
         super::proven_lines::note(&store, rule_set, args.fen.as_deref(), &played, winner)?;
     }
@@ -318,6 +324,8 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         store_records: store.len(rule_set)?,
         store_bytes: store.file_bytes(),
         tt_bytes: report.tt_bytes,
+        saved_tt: saved_tt.as_ref().map(|(p, _)| p.display().to_string()),
+        saved_tt_bytes: saved_tt.as_ref().map(|&(_, b)| b),
         filter_bytes: report.filter_bytes,
         peak_memory_bytes: read_status_kb("VmHWM:").map(|k| k * 1024),
         time_s: secs,
@@ -392,6 +400,7 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
     let warn = |w: &str| eprintln!("antiproof: warning: {w}");
     let total = list.positions.len();
     let (mut proven, mut disproven, mut stopped) = (0usize, Vec::new(), None);
+    let mut saved_tt: Option<(PathBuf, u64)> = None;
     let mut results = Vec::new();
     for (n, pos) in &list.positions {
         let job = Job {
@@ -411,7 +420,9 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
             db: &args.db,
             tables: tables.as_ref(),
         };
-        let report = run::prove(job, None, &warn)?.report;
+        let finished = run::prove(job, None, &warn)?;
+        let report = finished.report;
+        saved_tt = finished.saved_tt.or(saved_tt);
         let what = match report.result {
             ProveResult::Proven => {
                 proven += 1;
@@ -462,6 +473,8 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
             "proven": proven,
             "disproven_lines": disproven,
             "stopped_at_line": stopped,
+            "saved_tt": saved_tt.as_ref().map(|(p, _)| p.display().to_string()),
+            "saved_tt_bytes": saved_tt.as_ref().map(|&(_, b)| b),
             "db": args.db.display().to_string(),
             "each": results,
         });
@@ -490,6 +503,14 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
             }
         )?;
         outln!("store:           {}", args.db.display())?;
+        if let Some((p, bytes)) = &saved_tt {
+            outln!(
+                "saved table:     {} ({:.1} MB): the stopped search's transposition table, for \
+                 the next run to resume from (delete it to start afresh)",
+                p.display(),
+                *bytes as f64 / 1e6
+            )?;
+        }
     }
     Ok(if !disproven.is_empty() {
         super::EXIT_NO
@@ -698,15 +719,29 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
         "store:           {} ({} records, {} written now, {} bytes)",
         s.db, s.store_records, s.records_written, s.store_bytes
     )?;
+    if let (Some(path), Some(bytes)) = (&s.saved_tt, s.saved_tt_bytes) {
+        writeln!(
+            out,
+            "saved table:     {path} ({:.1} MB): the transposition table, for the next run of \
+             this line on this store to resume from; removed once the line is settled, \
+             replaced by a stopped run of another line (delete it to start afresh)",
+            bytes as f64 / 1e6
+        )?;
+    }
     if let Some(p) = s.peak_memory_bytes {
         writeln!(
             out,
-            "peak memory:     {:.1} MB (tt {:.1} MB, stored-position filter {:.2} MB)",
+            "peak memory:     {:.1} MB resident at most (stored-position filter {:.2} MB)",
             p as f64 / 1e6,
-            s.tt_bytes as f64 / 1e6,
             s.filter_bytes as f64 / 1e6
         )?;
     }
+    writeln!(
+        out,
+        "table budget:    {:.1} MB (--memory: the most the transposition table may take, \
+         allocated as it fills)",
+        s.tt_bytes as f64 / 1e6
+    )?;
     match s.cpu_s {
         Some(c) => writeln!(out, "time:            {:.3} s ({c:.3} s CPU)", s.time_s)?,
         None => writeln!(out, "time:            {:.3} s", s.time_s)?,
