@@ -225,3 +225,61 @@ fn prove_at_a_table_root_answers_from_the_table() {
         "{out}"
     );
 }
+
+/// Runs antiproof with `HOME` set to `home`, no XDG directories, and the
+/// state directory `state`: exit code, stdout, stderr.
+fn run_home(
+    home: &std::path::Path,
+    state: &std::path::Path,
+    args: &[&str],
+) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        .env("HOME", home)
+        .env_remove("XDG_CACHE_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .env("ANTIPROOF_STATE_DIR", state)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn what_is_written_outside_the_given_directories_is_said_once() {
+    let home = scratch("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let state = home.join("state");
+    let fen = "8/3p4/8/4P3/8/8/8/8 b - - 0 1";
+    // No --dir: the table is built into the cache directory, said first.
+    let (code, _, err) = run_home(&home, &state, &["tables", "probe", fen]);
+    assert_eq!(code, 0, "{err}");
+    let cache = home.join(".cache/antiproof/tables");
+    assert!(
+        err.contains(&format!(
+            "building the endgame table PvP (and the smaller ones it needs) into {}",
+            cache.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("no --dir given"), "{err}");
+    assert!(cache.join("PvP.international.apt").exists());
+    // Built: nothing to say.
+    let (code, _, err) = run_home(&home, &state, &["tables", "probe", fen]);
+    assert_eq!(code, 0);
+    assert_eq!(err, "");
+    // Certifying writes the records into the state directory: said once.
+    let (code, _, err) = run_home(&home, &state, &["tables", "verify", "PvP"]);
+    assert_eq!(code, 0, "{err}");
+    let records = state.join("certified.tsv");
+    assert!(records.exists());
+    let note = format!("table certifications recorded in {}", records.display());
+    assert_eq!(err.matches(&note).count(), 1, "{err}");
+    // Reused, not written again: nothing said.
+    let (code, _, err) = run_home(&home, &state, &["tables", "verify", "PvP"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("recorded in"), "{err}");
+}

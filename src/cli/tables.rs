@@ -398,7 +398,29 @@ fn probe(a: ProbeArgs) -> anyhow::Result<u8> {
             a.fen
         );
     }
-    let tables = Tables::open_building_rule_set(a.common.dir(), rule_set);
+    let dir = a.common.dir();
+    let tables = Tables::open_building_rule_set(&dir, rule_set);
+    if pos.outcome(rules).is_none() {
+        // Missing tables are built, and kept: said before (a build takes
+        // seconds to minutes), and where, which is the user's cache
+        // directory without --dir.
+        let material = crate::tables::material_of(&pos).canonical();
+        if !tables.path(&material).exists() {
+            eprintln!(
+                "antiproof: building the endgame table {material} (and the smaller ones it needs) \
+                 into {}{}; built once and kept there",
+                dir.display(),
+                if a.common.dir.is_none() {
+                    " (the default directory: no --dir given)"
+                } else {
+                    ""
+                }
+            );
+        }
+        tables.table_reporting(&material, &mut |e: &BuildEvent| {
+            eprintln!("antiproof: built {} ({:.1} s)", e.path.display(), e.seconds);
+        })?;
+    }
     let value = tables.value(&pos)?;
     let mut moves = Vec::new();
     if pos.outcome(rules).is_none() {
