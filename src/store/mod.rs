@@ -240,6 +240,12 @@ fn open_error(path: &Path, e: DatabaseError) -> StoreError {
         DatabaseError::DatabaseAlreadyOpen => StoreError::InUse {
             path: path.to_path_buf(),
         },
+        // The engine found the file damaged (a commit slot's checksum):
+        // said as damage, with `store check` named.
+        DatabaseError::Storage(redb::StorageError::Corrupted(message)) => StoreError::Damaged {
+            path: path.to_path_buf(),
+            message,
+        },
         e => StoreError::Open {
             path: path.to_path_buf(),
             message: e.to_string(),
