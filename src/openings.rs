@@ -509,11 +509,12 @@ pub struct PublishedLine {
     pub certified_by: Vec<String>,
 }
 
+/// One row of `data/published.tsv`: line, guide, source, note.
+pub type PublishedRow = (String, String, String, Option<String>);
+
 /// Parses `data/published.tsv`: `line  guide  source  note` rows, `#`
 /// comments; a row with fewer than three fields is an error naming it.
-pub fn parse_published(
-    text: &str,
-) -> Result<Vec<(String, String, String, Option<String>)>, String> {
+pub fn parse_published(text: &str) -> Result<Vec<PublishedRow>, String> {
     let mut out = Vec::new();
     for (i, l) in text.lines().enumerate() {
         if l.starts_with('#') || l.trim().is_empty() {

@@ -362,3 +362,57 @@ fn export_never_overwrites_its_input_and_writes_atomically() {
     assert!(!names.iter().any(|n| n.contains(".tmp")), "{names:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn verify_and_export_without_a_line_take_the_stores_proven_line() {
+    let dir = temp_dir("check-store-no-line");
+    let db = dir.join("s.redb");
+    let db_s = db.to_str().unwrap();
+    let (code, _, err) = common::antiproof(&["prove", "--db", db_s, "--memory", "64M", "e3", "g6"]);
+    assert_eq!(code, 0, "{err}");
+    // Not the start position (no proof there): the line `prove` proved.
+    let (code, out, err) = common::antiproof(&["verify", "--db", db_s]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("CERTIFIED"), "{out}");
+    assert!(err.contains("the store's proven line, e3 g6"), "{err}");
+    let tree = dir.join("x.tree");
+    let (code, out, err) =
+        common::antiproof(&["export", "--db", db_s, "-o", tree.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) =
+        common::antiproof(&["verify", "--tree", tree.to_str().unwrap(), "e3", "g6"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // Under another rule set the store holds nothing: said, exit 2.
+    let (code, _, err) = common::antiproof(&["verify", "--db", db_s, "--rules", "fics"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("it holds: e3 g6 (under international)"),
+        "{err}"
+    );
+    // Two lines: both named, one must be given.
+    let (code, _, err) = common::antiproof(&["prove", "--db", db_s, "--memory", "64M", "e3", "d5"]);
+    assert_eq!(code, 0, "{err}");
+    for cmd in [
+        vec!["verify", "--db", db_s],
+        vec!["export", "--db", db_s, "-o", tree.to_str().unwrap()],
+    ] {
+        let (code, out, err) = common::antiproof(&cmd);
+        assert_eq!(code, 2, "{cmd:?}: {out}{err}");
+        assert!(err.contains("proofs of 2 lines"), "{err}");
+        assert!(
+            err.contains("e3 d5 (white wins); e3 g6 (white wins)"),
+            "{err}"
+        );
+    }
+    // A store that notes no lines (as older ones): said, exit 2.
+    let old = dir.join("old.redb");
+    let store = Store::open(&old).unwrap();
+    store
+        .put_batch(store::Rules::International, &ladder()[0].records)
+        .unwrap();
+    drop(store);
+    let (code, _, err) = common::antiproof(&["verify", "--db", old.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("notes no proven line"), "{err}");
+    assert!(err.contains("give the line"), "{err}");
+}

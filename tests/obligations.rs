@@ -318,7 +318,7 @@ fn bad_obligations_files_are_usage_errors_naming_the_line() {
     let db = dir.join("s.redb");
     let head = "# antiproof obligations\n# rules: international\n# winner: white\n";
     let ok = "rnbqkbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR b - -";
-    let cases: [(&str, String, &str); 7] = [
+    let cases: [(&str, String, &str); 8] = [
         (
             "malformed",
             format!("{head}{ok}\nnot a position at all\n"),
@@ -350,6 +350,12 @@ fn bad_obligations_files_are_usage_errors_naming_the_line() {
             "fifty-name",
             format!("# antiproof obligations\n# rules: international+fifty\n{ok}\n"),
             "line 2",
+        ),
+        // A second winner would silently override the first.
+        (
+            "winner-twice",
+            format!("{head}# winner: black\n{ok}\n"),
+            "line 4: a second `# winner:` header (the first is on line 3)",
         ),
     ];
     for (name, text, line) in cases {
@@ -405,4 +411,30 @@ fn obligations_disproven_or_stopped() {
     // --winner against the header: a usage error.
     let (rc, _, err) = discharge(db_s, big.to_str().unwrap(), &["--winner", "black"]);
     assert_eq!(rc, 2, "{err}");
+}
+
+#[test]
+fn castling_rights_are_accepted_and_dropped_by_verify_and_obligations() {
+    // Antichess has no castling; lichess reads `KQkq` and drops it, and so
+    // does `prove --fen`: the checker's readers too.
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let (rc, out, err) = antiproof(&["verify", "--tree", PROOF, "--fen", start, "e3", "Na6"]);
+    assert_eq!(rc, 0, "{out}{err}");
+    assert!(out.contains("CERTIFIED"), "{out}");
+    let dir = temp_dir("obligations-castling");
+    let f = dir.join("owed.epd");
+    std::fs::write(
+        &f,
+        "# antiproof obligations\n# rules: international\n# winner: white\n\
+         8/8/8/8/8/8/1P6/k7 b KQkq -\n",
+    )
+    .unwrap();
+    let db = dir.join("s.redb");
+    let (rc, out, err) = discharge(
+        db.to_str().unwrap(),
+        f.to_str().unwrap(),
+        &["--memory", "16M"],
+    );
+    assert_eq!(rc, 0, "{out}{err}");
+    assert!(out.contains("1 of 1 obligations proven"), "{out}");
 }

@@ -370,10 +370,31 @@ fn a_stopped_search_saves_its_table_and_the_next_run_resumes_from_it() {
     let o = prove(&db, &["--json", "--limit", "300000 nodes", "e3", "g6"]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(table.exists(), "the table is saved");
+    // The summary says where, and how large; the budget is called one.
+    let bytes = std::fs::metadata(&table).unwrap().len();
+    let v = json(&o);
+    assert_eq!(v["saved_tt"], table.display().to_string());
+    assert_eq!(v["saved_tt_bytes"], bytes);
+    let o = prove(&db, &["--limit", "1000 nodes", "e3", "g6"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let bytes = std::fs::metadata(&table).unwrap().len();
+    let saved = format!(
+        "saved table:     {} ({:.1} MB)",
+        table.display(),
+        bytes as f64 / 1e6
+    );
+    assert!(text.contains(&saved), "{text}");
+    assert!(
+        text.contains("table budget:    1073.7 MB (--memory"),
+        "{text}"
+    );
+    assert!(!text.contains("(tt "), "{text}");
     let o = prove(&db, &["--json", "e3", "g6"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["resumed_table"], true);
+    assert!(v["saved_tt"].is_null(), "{v}");
     assert_eq!(v["winning_move"], "Qh5");
     assert!(!table.exists(), "a finished search removes its table");
     walk(&db, "e3 g6", Color::White);

@@ -65,7 +65,7 @@ fn a_damaged_store_is_an_error_naming_the_file_never_a_panic() {
                 "{cmd}: exit {code} (a panic is 101)\n{out}"
             );
             assert!(!out.contains("panicked"), "{cmd}:\n{out}");
-            if code == 2 && out.contains("damaged") {
+            if code == 2 && out.contains(" is damaged (") {
                 assert!(out.contains(&db), "{cmd} names the file:\n{out}");
                 assert!(out.contains("store check"), "{cmd} says what to do:\n{out}");
             }

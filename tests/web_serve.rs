@@ -207,6 +207,15 @@ fn bad_input_gets_400_and_limits_hold() {
     let a = send(s.addr, "PUT / HTTP/1.1\r\nConnection: close\r\n\r\n");
     assert_eq!(a.status, 405);
     assert_eq!(get(s.addr, "/nothing").status, 404);
+    // A method no page takes is 405 on any path, and CONNECT (whose
+    // target has no path) too, as docs/web.md says.
+    for req in [
+        "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nConnection: close\r\n\r\n",
+        "DELETE /nothing HTTP/1.1\r\nConnection: close\r\n\r\n",
+        "TRACE /browse HTTP/1.1\r\nConnection: close\r\n\r\n",
+    ] {
+        assert_eq!(send(s.addr, req).status, 405, "{req}");
+    }
     assert_eq!(send(s.addr, "garbage\r\n\r\n").status, 400);
     let a = send(
         s.addr,

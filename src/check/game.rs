@@ -12,6 +12,20 @@ use shakmaty::{Color, EnPassantMode, Move, MoveList, Position};
 /// Width of the store key.
 pub const KEY_LEN: usize = 25;
 
+/// The antichess position of a FEN, read as lichess reads one: a
+/// castling field other than `-` (`KQkq`, as in the standard start's FEN)
+/// is accepted and dropped, since antichess has no castling (shakmaty's
+/// `Antichess` refuses any castling rights as invalid); every other fault
+/// of the position is an error (shakmaty's words).
+pub fn position_from_fen(fen: Fen) -> Result<Antichess, String> {
+    match fen.into_position::<Antichess>(shakmaty::CastlingMode::Standard) {
+        Ok(pos) => Ok(pos),
+        Err(e) => e
+            .ignore_invalid_castling_rights()
+            .map_err(|e| e.to_string()),
+    }
+}
+
 /// How a finished game ended, for the leaf statistics.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum EndKind {
@@ -335,6 +349,17 @@ mod tests {
             .into_position(CastlingMode::Standard)
             .unwrap();
         game_end(&pos, &pos.legal_moves(), rules)
+    }
+
+    #[test]
+    fn castling_rights_are_dropped_other_faults_kept() {
+        let read = |f: &str| position_from_fen(f.parse::<Fen>().unwrap());
+        let start = read("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
+        assert_eq!(start, Antichess::default());
+        assert!(read("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w Kq - 0 1").is_ok());
+        // A pawn on the back rank stays an error, castling or not.
+        assert!(read("P6k/8/8/8/8/8/8/K7 w KQkq - 0 1").is_err());
+        assert!(read("P6k/8/8/8/8/8/8/K7 w - - 0 1").is_err());
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod openings;
 pub(crate) mod out;
 mod perft;
 mod prove;
+mod proven_lines;
 mod serve;
 mod store;
 mod tables;

@@ -54,6 +54,9 @@ pub(super) fn read_rule_set(path: &Path, set: RuleSet) -> anyhow::Result<Obligat
         winner: None,
         positions: Vec::new(),
     };
+    // The line of each header read: a header given twice is refused (a
+    // later one would silently override the first).
+    let mut seen: Vec<(&str, usize)> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let line = raw.trim();
@@ -65,7 +68,18 @@ pub(super) fn read_rule_set(path: &Path, set: RuleSet) -> anyhow::Result<Obligat
                 continue;
             };
             let value = value.trim();
-            match key.trim() {
+            let key = key.trim();
+            if let Some(name) = HEADERS.iter().find(|h| **h == key) {
+                if let Some(&(_, first)) = seen.iter().find(|(h, _)| h == name) {
+                    bail!(
+                        "{}: a second `# {key}:` header (the first is on line {first}); \
+                         an obligations file names it once",
+                        at(n)
+                    );
+                }
+                seen.push((name, n));
+            }
+            match key {
                 "rules" => {
                     let full: RuleSet = value
                         .parse()
@@ -116,7 +130,7 @@ pub(super) fn read_rule_set(path: &Path, set: RuleSet) -> anyhow::Result<Obligat
         let fen: shakmaty::fen::Fen = format!("{epd} 0 1")
             .parse()
             .map_err(|e| anyhow::anyhow!("{}: {epd:?}: {e}", at(n)))?;
-        fen.into_position::<shakmaty::variant::Antichess>(shakmaty::CastlingMode::Standard)
+        crate::check::game::position_from_fen(fen)
             .map_err(|e| anyhow::anyhow!("{}: {epd:?} is not a legal position: {e}", at(n)))?;
         if let Some(o) = pos.outcome(rules) {
             bail!(
@@ -129,8 +143,15 @@ pub(super) fn read_rule_set(path: &Path, set: RuleSet) -> anyhow::Result<Obligat
     Ok(out)
 }
 
-/// Notes a header's fifty-move rule: on, the reader's must be on too.
+/// The headers read (each at most once).
+const HEADERS: [&str; 3] = ["rules", "fifty-move-rule", "winner"];
+
+/// Notes a header's fifty-move rule: on, the reader's must be on too; a
+/// `rules` header naming the rule and a `fifty-move-rule: no` contradict.
 fn fifty_header(out: &mut Obligations, on: bool, set: RuleSet, at: &str) -> anyhow::Result<()> {
+    if out.fifty_move.is_some_and(|was| was != on) {
+        bail!("{at}: the headers disagree on the fifty-move rule");
+    }
     if on && !set.fifty_move {
         bail!(
             "{at}: the obligations are owed under the fifty-move rule; proving them \

@@ -134,7 +134,13 @@ struct Summary {
     resumed_table: bool,
     store_records: u64,
     store_bytes: u64,
+    /// The transposition table's budget (`--memory`): the most it may
+    /// take, allocated as it fills, not memory used.
     tt_bytes: u64,
+    /// A stopped search: where it saved its transposition table for the
+    /// next run (`DB.table`), and the file's size.
+    saved_tt: Option<String>,
+    saved_tt_bytes: Option<u64>,
     /// Bytes of the in-memory filter of the store's positions (about 2.4
     /// a record).
     filter_bytes: u64,
@@ -170,6 +176,10 @@ struct Summary {
     seed: u64,
     /// The endgame-table directory (`--tables`), if any.
     tables: Option<String>,
+    /// With `--tables` at a root of 4 men or fewer: its value in the
+    /// table (`win in 66 for white (to move)`), which the search's one
+    /// ply to the table positions below confirms.
+    root_table: Option<String>,
 }
 
 /// Refuses a `--memory` above what this machine (or this process's
@@ -268,6 +278,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let (start, pos, played) = root_of(&args)?;
     let winner = winner_of(&args, &pos, &played);
     let (limits, tables, store) = open_run(&args)?;
+    let root_table = root_table_value(tables.as_ref(), &pos)?;
     let config = Config {
         rules,
         fifty_move: rule_set.fifty_move,
@@ -304,9 +315,10 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     };
     let warn = |w: &str| eprintln!("antiproof: warning: {w}");
     let finished = run::prove(job, progress, &warn)?;
-    let (report, resumed) = (finished.report, finished.resumed);
+    let (report, resumed, saved_tt) = (finished.report, finished.resumed, finished.saved_tt);
     if report.result == ProveResult::Proven {
         store_line_back(&store, rule_set, &start, &played, winner)?;
+        super::proven_lines::note(&store, rule_set, args.fen.as_deref(), &played, winner)?;
     }
     if show_progress {
         eprint!("\r{:80}\r", "");
@@ -337,6 +349,8 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         store_records: store.len(rule_set)?,
         store_bytes: store.file_bytes(),
         tt_bytes: report.tt_bytes,
+        saved_tt: saved_tt.as_ref().map(|(p, _)| p.display().to_string()),
+        saved_tt_bytes: saved_tt.as_ref().map(|&(_, b)| b),
         filter_bytes: report.filter_bytes,
         peak_memory_bytes: read_status_kb("VmHWM:").map(|k| k * 1024),
         time_s: secs,
@@ -356,6 +370,24 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         revision: revision(),
         seed: args.seed,
         tables: args.tables.as_ref().map(|d| d.display().to_string()),
+        root_table: root_table.map(|v| {
+            let v = match v {
+                // Fifty-move tables count plies to the next capture or
+                // pawn move (from a clock of 0), not to the end.
+                crate::tables::Value::Win(n) | crate::tables::Value::Loss(n)
+                    if rule_set.fifty_move =>
+                {
+                    let what = if matches!(v, crate::tables::Value::Win(_)) {
+                        "win"
+                    } else {
+                        "loss"
+                    };
+                    format!("{what}, {n} plies to the next capture or pawn move from a clock of 0")
+                }
+                v => v.to_string(),
+            };
+            format!("{v} for {} (to move)", pos.turn().name())
+        }),
     };
     let mut out = crate::cli::out::stdout();
     if args.json {
@@ -393,6 +425,7 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
     let warn = |w: &str| eprintln!("antiproof: warning: {w}");
     let total = list.positions.len();
     let (mut proven, mut disproven, mut stopped) = (0usize, Vec::new(), None);
+    let mut saved_tt: Option<(PathBuf, u64)> = None;
     let mut results = Vec::new();
     for (n, pos) in &list.positions {
         let job = Job {
@@ -412,7 +445,9 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
             db: &args.db,
             tables: tables.as_ref(),
         };
-        let report = run::prove(job, None, &warn)?.report;
+        let finished = run::prove(job, None, &warn)?;
+        let report = finished.report;
+        saved_tt = finished.saved_tt.or(saved_tt);
         let what = match report.result {
             ProveResult::Proven => {
                 proven += 1;
@@ -463,6 +498,8 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
             "proven": proven,
             "disproven_lines": disproven,
             "stopped_at_line": stopped,
+            "saved_tt": saved_tt.as_ref().map(|(p, _)| p.display().to_string()),
+            "saved_tt_bytes": saved_tt.as_ref().map(|&(_, b)| b),
             "db": args.db.display().to_string(),
             "each": results,
         });
@@ -491,6 +528,14 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
             }
         )?;
         outln!("store:           {}", args.db.display())?;
+        if let Some((p, bytes)) = &saved_tt {
+            outln!(
+                "saved table:     {} ({:.1} MB): the stopped search's transposition table, for \
+                 the next run to resume from (delete it to start afresh)",
+                p.display(),
+                *bytes as f64 / 1e6
+            )?;
+        }
     }
     Ok(if !disproven.is_empty() {
         super::EXIT_NO
@@ -498,6 +543,34 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
         super::EXIT_LIMIT
     } else {
         super::EXIT_OK
+    })
+}
+
+/// With endgame tables, the table value of a root of 4 men or fewer (the
+/// search then only expands it: every position below is a table
+/// position). A root whose table is not in the directory is an error
+/// naming the table and how to build it: the search would otherwise go on
+/// without it, a long search where a table answers at once.
+fn root_table_value(
+    tables: Option<&crate::tables::Tables>,
+    pos: &Position,
+) -> anyhow::Result<Option<crate::tables::Value>> {
+    let Some(t) = tables else {
+        return Ok(None);
+    };
+    if pos.men() > crate::tables::MAX_MEN {
+        return Ok(None);
+    }
+    let material = crate::tables::material_of(pos).canonical();
+    t.value(pos).map(Some).with_context(|| {
+        format!(
+            "the position to prove has {} men: its table {material} must be in --tables {} \
+             (antiproof tables build --dir {} --rules {} {material})",
+            pos.men(),
+            t.dir().display(),
+            t.dir().display(),
+            t.rule_set()
+        )
     })
 }
 
@@ -734,15 +807,29 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
         "store:           {} ({} records, {} written now, {} bytes)",
         s.db, s.store_records, s.records_written, s.store_bytes
     )?;
+    if let (Some(path), Some(bytes)) = (&s.saved_tt, s.saved_tt_bytes) {
+        writeln!(
+            out,
+            "saved table:     {path} ({:.1} MB): the transposition table, for the next run of \
+             this line on this store to resume from; removed once the line is settled, \
+             replaced by a stopped run of another line (delete it to start afresh)",
+            bytes as f64 / 1e6
+        )?;
+    }
     if let Some(p) = s.peak_memory_bytes {
         writeln!(
             out,
-            "peak memory:     {:.1} MB (tt {:.1} MB, stored-position filter {:.2} MB)",
+            "peak memory:     {:.1} MB resident at most (stored-position filter {:.2} MB)",
             p as f64 / 1e6,
-            s.tt_bytes as f64 / 1e6,
             s.filter_bytes as f64 / 1e6
         )?;
     }
+    writeln!(
+        out,
+        "table budget:    {:.1} MB (--memory: the most the transposition table may take, \
+         allocated as it fills)",
+        s.tt_bytes as f64 / 1e6
+    )?;
     match s.cpu_s {
         Some(c) => writeln!(out, "time:            {:.3} s ({c:.3} s CPU)", s.time_s)?,
         None => writeln!(out, "time:            {:.3} s", s.time_s)?,
@@ -765,6 +852,9 @@ fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Resu
     }
     if let Some(t) = &s.tables {
         writeln!(out, "endgame tables:  {t} (positions of 4 men or fewer)")?;
+    }
+    if let Some(v) = &s.root_table {
+        writeln!(out, "root in table:   {v}")?;
     }
     writeln!(out, "revision:        {}", s.revision)?;
     Ok(())

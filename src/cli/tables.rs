@@ -347,8 +347,41 @@ fn describe_fifty(v: Value) -> String {
     }
 }
 
+/// What a finished game is, in words (`None` when it is not finished):
+/// the tables value it without a table, and "win in 0" alone would not
+/// say why.
+fn game_over(pos: &Position, rules: crate::rules::Rules) -> Option<String> {
+    let o = pos.outcome(rules)?;
+    let (us, them) = (pos.turn(), !pos.turn());
+    Some(if pos.count(us) == 0 {
+        format!(
+            "the game is over: {} (to move) has no pieces left, so {o}",
+            us.name()
+        )
+    } else if pos.count(them) == 0 {
+        format!(
+            "the game is over: {} has no pieces left, so {o}",
+            them.name()
+        )
+    } else if pos.is_stalemate() {
+        format!(
+            "the game is over: {} (to move) has no legal move, so under {rules} rules: {o}",
+            us.name()
+        )
+    } else {
+        format!("the game is over: {o} (no win is possible)")
+    })
+}
+
 fn probe(a: ProbeArgs) -> anyhow::Result<u8> {
     let pos = Position::from_fen(&a.fen).with_context(|| format!("reading FEN {:?}", a.fen))?;
+    if pos.men() == 0 {
+        bail!(
+            "FEN {:?} is an empty board: no antichess position (a game ends when one side has \
+             no pieces left, so the other still has some)",
+            a.fen
+        );
+    }
     if pos.men() > MAX_MEN {
         bail!(
             "position {} has {} men; the tables cover at most {MAX_MEN}",
@@ -365,7 +398,29 @@ fn probe(a: ProbeArgs) -> anyhow::Result<u8> {
             a.fen
         );
     }
-    let tables = Tables::open_building_rule_set(a.common.dir(), rule_set);
+    let dir = a.common.dir();
+    let tables = Tables::open_building_rule_set(&dir, rule_set);
+    if pos.outcome(rules).is_none() {
+        // Missing tables are built, and kept: said before (a build takes
+        // seconds to minutes), and where, which is the user's cache
+        // directory without --dir.
+        let material = crate::tables::material_of(&pos).canonical();
+        if !tables.path(&material).exists() {
+            eprintln!(
+                "antiproof: building the endgame table {material} (and the smaller ones it needs) \
+                 into {}{}; built once and kept there",
+                dir.display(),
+                if a.common.dir.is_none() {
+                    " (the default directory: no --dir given)"
+                } else {
+                    ""
+                }
+            );
+        }
+        tables.table_reporting(&material, &mut |e: &BuildEvent| {
+            eprintln!("antiproof: built {} ({:.1} s)", e.path.display(), e.seconds);
+        })?;
+    }
     let value = tables.value(&pos)?;
     let moves = crate::tables::ranked_moves(&pos, rule_set, clock, |p| tables.value(p))?;
     let shown = if rule_set.fifty_move {
@@ -397,10 +452,15 @@ fn probe(a: ProbeArgs) -> anyhow::Result<u8> {
             j["clock"] = clock.into();
         }
         j["moves"] = mv.into();
+        if let Some(why) = game_over(&pos, rules) {
+            j["game_over"] = why.into();
+        }
         writeln!(out, "{j}")?;
     } else {
         writeln!(out, "{}", pos.to_fen())?;
-        if rule_set.fifty_move {
+        if let Some(why) = game_over(&pos, rules) {
+            writeln!(out, "rules {rule_set}: {why}")?;
+        } else if rule_set.fifty_move {
             writeln!(
                 out,
                 "rules {rule_set}, halfmove clock {clock}: {} for {} (to move)",

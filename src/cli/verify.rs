@@ -73,7 +73,9 @@ pub struct VerifyArgs {
     repeat: u32,
     /// The line to certify, from the start position (UCI or SAN). With
     /// --tree it must begin with the file's prolog; default: the file's
-    /// root. With the store: default the start position.
+    /// root. With the store: default the line the store notes as proven
+    /// (`prove` notes each; with several, they are named and one must be
+    /// given).
     moves: Vec<String>,
 }
 
@@ -98,13 +100,20 @@ fn start_clock(fen: Option<&str>) -> anyhow::Result<u32> {
 }
 
 /// Runs `antiproof verify`.
-pub fn run(args: VerifyArgs) -> anyhow::Result<u8> {
+pub fn run(mut args: VerifyArgs) -> anyhow::Result<u8> {
     if let Some(out) = &args.obligations {
         let mut inputs: Vec<&Path> = args.tree.iter().map(PathBuf::as_path).collect();
         inputs.extend(args.tables.as_deref());
         super::check_output(out, crate::fsutil::OutputKind::Obligations, &inputs)?;
     }
     let rule_set = args.rules.rule_set();
+    if args.tree.is_empty() && args.moves.is_empty() && args.fen.is_none() {
+        let db = args
+            .db
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(super::DEFAULT_DB));
+        args.moves = super::proven_lines::line_for(&db, rule_set, "verify")?;
+    }
     let fifty_move = if rule_set.fifty_move {
         Some(start_clock(args.fen.as_deref())?)
     } else {
@@ -268,8 +277,7 @@ fn start_position(args: &VerifyArgs) -> anyhow::Result<Antichess> {
     let fen: shakmaty::fen::Fen = f
         .parse()
         .map_err(|e| anyhow::anyhow!("reading --fen {f:?}: {e}"))?;
-    fen.into_position::<Antichess>(shakmaty::CastlingMode::Standard)
-        .map_err(|e| anyhow::anyhow!("reading --fen {f:?}: {e}"))
+    game::position_from_fen(fen).map_err(|e| anyhow::anyhow!("reading --fen {f:?}: {e}"))
 }
 
 /// `verify --tree A --tree B ...`: each file checked on its own (from its

@@ -166,10 +166,7 @@ fn check_options(job: &Job, tables: Option<&Arc<LeafTables>>) -> TreeOptions {
         .root_fen
         .parse::<shakmaty::fen::Fen>()
         .ok()
-        .and_then(|f| {
-            f.into_position::<shakmaty::variant::Antichess>(shakmaty::CastlingMode::Standard)
-                .ok()
-        });
+        .and_then(|f| crate::check::game::position_from_fen(f).ok());
     TreeOptions {
         rules: job.rules,
         winner: Some(match job.winner {

@@ -67,6 +67,9 @@ pub struct Finished {
     pub report: ProveReport,
     /// Whether the search resumed from a saved tt.
     pub resumed: bool,
+    /// Where a stopped search saved its tt for the next run, and the
+    /// file's size in bytes.
+    pub saved_tt: Option<(PathBuf, u64)>,
 }
 
 /// What can go wrong in a [`Job`].
@@ -136,14 +139,21 @@ pub fn prove<'a>(
                 let report = prover.prove(&job.root)?;
                 // A stopped search keeps its tt for the next run; a
                 // finished one no longer needs it.
+                let mut saved_tt = None;
                 if report.result == ProveResult::Stopped {
                     prover
                         .save_tt(&job.root, &tt_path)
                         .map_err(|e| RunError::SaveTt(tt_path.clone(), e))?;
+                    let bytes = std::fs::metadata(&tt_path).map_or(0, |m| m.len());
+                    saved_tt = Some((tt_path.clone(), bytes));
                 } else if tt_path.exists() {
                     let _ = std::fs::remove_file(&tt_path);
                 }
-                Ok(Finished { report, resumed })
+                Ok(Finished {
+                    report,
+                    resumed,
+                    saved_tt,
+                })
             })
             .expect("spawning the search thread")
             .join()

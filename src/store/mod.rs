@@ -15,6 +15,8 @@
 //!   `[u8; 12]`): one record per proven position under that rule set, see
 //!   [`Record`]. A store created before a rule set existed lacks its table:
 //!   readers see no record there, and the first write creates it.
+//! * table `lines` (`&str` -> bytes): the lines `prove` proved, for
+//!   commands given no line (`lines.rs`; absent in older stores).
 //!
 //! A store written by another schema version is refused with
 //! [`StoreError::Schema`], never rewritten.
@@ -42,6 +44,7 @@ use redb::{
 };
 pub mod filter;
 mod guard;
+mod lines;
 mod record;
 mod top;
 
@@ -236,6 +239,12 @@ fn open_error(path: &Path, e: DatabaseError) -> StoreError {
     match e {
         DatabaseError::DatabaseAlreadyOpen => StoreError::InUse {
             path: path.to_path_buf(),
+        },
+        // The engine found the file damaged (a commit slot's checksum):
+        // said as damage, with `store check` named.
+        DatabaseError::Storage(redb::StorageError::Corrupted(message)) => StoreError::Damaged {
+            path: path.to_path_buf(),
+            message,
         },
         e => StoreError::Open {
             path: path.to_path_buf(),

@@ -95,6 +95,10 @@ pub struct Records {
     /// The record file; `None`: records are off.
     path: Option<PathBuf>,
     map: HashMap<[u8; 32], (RuleSet, String, Record)>,
+    /// Whether a record was written through this handle (the first is
+    /// said on standard error: the file is outside any directory the
+    /// command was given).
+    wrote: bool,
 }
 
 /// The SHA-256 of a table's file bytes; `None` for a table not read from
@@ -165,6 +169,7 @@ impl Records {
         Ok(Records {
             path: Some(path),
             map,
+            wrote: false,
         })
     }
 
@@ -175,6 +180,7 @@ impl Records {
             None => Ok(Records {
                 path: None,
                 map: HashMap::new(),
+                wrote: false,
             }),
         }
     }
@@ -228,7 +234,17 @@ impl Records {
             record.certified.positions,
             record.certified.moves,
         );
-        f.write_all(line.as_bytes())
+        f.write_all(line.as_bytes())?;
+        if !self.wrote {
+            self.wrote = true;
+            eprintln!(
+                "antiproof: note: table certifications recorded in {} (later runs on this \
+                 machine reuse them for the same file bytes; --recertify ignores them; \
+                 {STATE_DIR_ENV} puts them elsewhere)",
+                path.display()
+            );
+        }
+        Ok(())
     }
 }
 

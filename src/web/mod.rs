@@ -111,6 +111,13 @@ fn line_param(req: &Request) -> &str {
         .map_or("", String::as_str)
 }
 
+/// `405`, naming the methods the pages take.
+fn method_not_allowed() -> Response {
+    let mut r = Response::text(405, "method not allowed: use GET (or POST on /)");
+    r.headers.push(("Allow", "GET, HEAD, POST, OPTIONS".into()));
+    r
+}
+
 fn json_error(status: u16, message: &str) -> Response {
     let body = serde_json::json!({ "error": message }).to_string();
     let mut r = Response::new(status, JSON, body);
@@ -164,6 +171,11 @@ impl App {
     /// Answers one request.
     pub fn handle(&self, req: &Request) -> Response {
         let get = matches!(req.method.as_str(), "GET" | "HEAD");
+        if !get && !matches!(req.method.as_str(), "POST" | "OPTIONS") {
+            // A method no page takes (PUT, DELETE, CONNECT, whose
+            // authority-form target has no path at all): 405 on any path.
+            return method_not_allowed();
+        }
         match req.path.as_str() {
             "/" if get => {
                 let wants_html = req
@@ -190,11 +202,7 @@ impl App {
             }
             "/browse" if get => self.page(line_param(req)),
             "/api/line" if get => self.state(line_param(req)),
-            "/" | "/browse" | "/api/line" => {
-                let mut r = Response::text(405, "method not allowed: use GET (or POST on /)");
-                r.headers.push(("Allow", "GET, HEAD, POST, OPTIONS".into()));
-                r
-            }
+            "/" | "/browse" | "/api/line" => method_not_allowed(),
             p if p.starts_with("/assets/") && get => match assets::get(&p["/assets/".len()..]) {
                 Some(a) => Response::new(200, a.content_type, a.body),
                 None => Response::text(404, format!("no such file: {p}")),

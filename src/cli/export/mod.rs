@@ -99,7 +99,8 @@ pub struct ExportArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "moves")]
     tree: Option<PathBuf>,
     /// The line from the start position (UCI or SAN); it becomes the
-    /// file's prolog.
+    /// file's prolog. Default: the line the store notes as proven (with
+    /// several, they are named and one must be given).
     moves: Vec<String>,
 }
 
@@ -563,6 +564,12 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
                 line.push(m);
             }
             (pos, line)
+        }
+        None if args.moves.is_empty() && args.fen.is_none() => {
+            let moves = super::proven_lines::line_for(&db, rule_set, "export -o FILE")?;
+            start
+                .play_line(&moves)
+                .map_err(|e| anyhow::anyhow!("bad move at {e}"))?
         }
         None => start
             .play_line(&args.moves)

@@ -382,6 +382,15 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     let progress: Option<&mut dyn FnMut(&Status)> =
         if show { Some(&mut show_status) } else { None };
     let report = run_master(&store, &cfg, &lock, exec.as_mut(), progress)?;
+    if report.result == MasterResult::Proven {
+        super::super::proven_lines::note(
+            &store,
+            rules.into(),
+            args.fen.as_deref(),
+            &played,
+            winner,
+        )?;
+    }
     if show {
         eprint!("\r\x1b[K");
     }
