@@ -237,8 +237,15 @@ fn memory_refusal(
 /// input files (`--obligations`, `--tables`): nothing is written then.
 fn check_outputs(args: &ProveArgs) -> anyhow::Result<()> {
     use crate::fsutil::OutputKind;
+    // Of a tables directory, its tables are inputs (a store may live
+    // beside them).
+    let tables: Vec<PathBuf> = match &args.tables {
+        Some(d) if d.is_dir() => crate::fsutil::files_with_ext(d, "apt")?,
+        Some(d) => vec![d.clone()],
+        None => Vec::new(),
+    };
     let mut inputs: Vec<&Path> = args.obligations.iter().map(PathBuf::as_path).collect();
-    inputs.extend(args.tables.as_deref());
+    inputs.extend(tables.iter().map(PathBuf::as_path));
     super::check_output(&args.db, OutputKind::Store, &inputs)?;
     for endgame in [false, true] {
         let tt = crate::search::run::tt_file(&args.db, endgame);

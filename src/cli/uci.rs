@@ -157,8 +157,13 @@ pub fn run(args: UciArgs) -> anyhow::Result<u8> {
     });
     let proofs = Proofs::new(opened, stores, rules, tables);
     let mut out = std::io::stdout().lock();
-    Engine::new(&proofs, about)
-        .run(std::io::stdin().lock(), &mut out)
-        .context("UCI")?;
-    Ok(EXIT_OK)
+    match Engine::new(&proofs, about).run(std::io::stdin().lock(), &mut out) {
+        // The GUI went away (its end of the pipe closed): the engine's
+        // session is over, which is no error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(EXIT_OK),
+        r => {
+            r.context("UCI")?;
+            Ok(EXIT_OK)
+        }
+    }
 }
