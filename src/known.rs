@@ -72,6 +72,8 @@ pub enum KnownError {
     Tree(PathBuf, WinTreeError),
     /// The store failed.
     Store(StoreError),
+    /// The file to load is the store itself.
+    IsTheStore(PathBuf),
     /// The prover's rules disagree with the certified file (a bug in one
     /// of the two rule implementations): the line and what went wrong.
     Disagree(PathBuf, String),
@@ -82,6 +84,13 @@ impl fmt::Display for KnownError {
         match self {
             KnownError::Tree(p, e) => write!(f, "{}: {e}", p.display()),
             KnownError::Store(e) => write!(f, "{e}"),
+            KnownError::IsTheStore(p) => {
+                write!(
+                    f,
+                    "{}: that is the store itself, not a win-tree file",
+                    p.display()
+                )
+            }
             KnownError::Disagree(p, why) => write!(
                 f,
                 "{}: certified by the checker, but the prover's rules disagree: {why}",
@@ -96,7 +105,7 @@ impl std::error::Error for KnownError {
         match self {
             KnownError::Tree(_, e) => Some(e),
             KnownError::Store(e) => Some(e),
-            KnownError::Disagree(..) => None,
+            KnownError::Disagree(..) | KnownError::IsTheStore(_) => None,
         }
     }
 }
@@ -116,6 +125,9 @@ pub fn load_file(
     path: &Path,
     threads: Option<usize>,
 ) -> Result<Loaded, KnownError> {
+    if crate::fsutil::same_file(path, store.path()) {
+        return Err(KnownError::IsTheStore(path.to_path_buf()));
+    }
     let tree = WinTree::open_reading_up_to(path, READ_LIMIT)
         .map_err(|e| KnownError::Tree(path.to_path_buf(), e))?;
     load_tree(store, rules, path, &tree, threads)
@@ -236,6 +248,8 @@ const ON_PATH: u8 = u8::MAX - 1;
 struct Frame {
     slot: u32,
     pos: Position,
+    /// Whether the move into it was a capture or pawn move.
+    irreversible: bool,
     /// The node's moves and their (resolved) slots.
     kids: Vec<(MoveCode, u32)>,
     next: usize,
@@ -258,7 +272,7 @@ fn walk(
     let mut need = vec![UNSEEN; slots];
     let mut size = vec![0u32; slots];
     let mut records = 0u64;
-    let frame = |slot: u32, pos: Position| -> Result<Frame, KnownError> {
+    let frame = |slot: u32, pos: Position, irreversible: bool| -> Result<Frame, KnownError> {
         let kids = tree
             .moves(slot)
             .map_err(tree_err)?
@@ -268,6 +282,7 @@ fn walk(
         Ok(Frame {
             slot,
             pos,
+            irreversible,
             kids,
             next: 0,
             need: 0,
@@ -276,7 +291,15 @@ fn walk(
     };
     let root_slot = tree.resolve(tree.root().index).map_err(tree_err)?;
     need[root_slot as usize] = ON_PATH;
-    let mut path = vec![frame(root_slot, root)?];
+    let mut path = vec![frame(root_slot, root, false)?];
+    // A child done (its need and size) folded into its parent.
+    let fold = |parent: &mut Frame, irreversible: bool, need: Need, size: u64| {
+        parent.need = parent
+            .need
+            .max(crate::store::need_through(irreversible, need));
+        parent.size = parent.size.saturating_add(size);
+        parent.next += 1;
+    };
     // The moves from the file's root to the top of the path and the move
     // being tried there, UCI.
     let line = |path: &[Frame]| -> String {
@@ -304,18 +327,9 @@ fn walk(
                 }
                 UNSEEN => {
                     need[slot as usize] = ON_PATH;
-                    path.push(frame(slot, child)?);
+                    path.push(frame(slot, child, m.is_irreversible())?);
                 }
-                done => {
-                    let through = if m.is_irreversible() {
-                        1
-                    } else {
-                        done.saturating_add(1)
-                    };
-                    top.need = top.need.max(through);
-                    top.size = top.size.saturating_add(size[slot as usize] as u64);
-                    top.next += 1;
-                }
+                done => fold(top, m.is_irreversible(), done, size[slot as usize] as u64),
             }
             continue;
         }
@@ -330,11 +344,11 @@ fn walk(
                     done.kids.len()
                 )));
             }
-            if !winner_moves && done.kids.len() != done.pos.legal_moves().len() {
+            let legal = done.pos.legal_moves().len();
+            if !winner_moves && done.kids.len() != legal {
                 return Err(disagree(format!(
-                    "a loser node with {} of its {} legal moves",
-                    done.kids.len(),
-                    done.pos.legal_moves().len()
+                    "a loser node with {} of its {legal} legal moves",
+                    done.kids.len()
                 )));
             }
             let rec = Record {
@@ -357,16 +371,7 @@ fn walk(
         need[done.slot as usize] = done.need;
         size[done.slot as usize] = done.size.min(u32::MAX as u64) as u32;
         if let Some(parent) = path.last_mut() {
-            let (code, _) = parent.kids[parent.next];
-            let m = move_of_code(&parent.pos, code).expect("checked when descending");
-            let through = if m.is_irreversible() {
-                1
-            } else {
-                done.need.saturating_add(1)
-            };
-            parent.need = parent.need.max(through);
-            parent.size = parent.size.saturating_add(done.size);
-            parent.next += 1;
+            fold(parent, done.irreversible, done.need, done.size);
         }
     }
     Ok(records)

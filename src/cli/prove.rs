@@ -234,7 +234,8 @@ fn memory_refusal(
 }
 
 /// Refuses a store, or a saved table beside it, that is one of the run's
-/// input files (`--obligations`, `--tables`): nothing is written then.
+/// input files (`--obligations`, `--tables`, `--known`): nothing is
+/// written then.
 fn check_outputs(args: &ProveArgs) -> anyhow::Result<()> {
     use crate::fsutil::OutputKind;
     // Of a tables directory, its tables are inputs (a store may live
@@ -244,8 +245,10 @@ fn check_outputs(args: &ProveArgs) -> anyhow::Result<()> {
         Some(d) => vec![d.clone()],
         None => Vec::new(),
     };
+    let known = crate::known::tree_paths(&args.known)?;
     let mut inputs: Vec<&Path> = args.obligations.iter().map(PathBuf::as_path).collect();
     inputs.extend(tables.iter().map(PathBuf::as_path));
+    inputs.extend(known.iter().map(PathBuf::as_path));
     super::check_output(&args.db, OutputKind::Store, &inputs)?;
     for endgame in [false, true] {
         let tt = crate::search::run::tt_file(&args.db, endgame);
@@ -621,9 +624,6 @@ pub(super) fn load_known(args: &ProveArgs, store: &Store) -> anyhow::Result<()> 
     }
     let (mut loaded, mut written) = (0usize, 0u64);
     for f in &files {
-        if crate::fsutil::same_file(f, &args.db) {
-            bail!("--known {}: that is the store itself", f.display());
-        }
         match known::load_file(store, rules, f, None)? {
             Loaded::Loaded { written: w, .. } => {
                 loaded += 1;

@@ -125,13 +125,8 @@ fn load(a: LoadArgs, out: &mut impl Write) -> anyhow::Result<u8> {
     let rules = a.rules.rule_set();
     let files = known::tree_paths(&a.files)?;
     anyhow::ensure!(!files.is_empty(), "no win-tree files in {:?}", a.files);
-    for f in &files {
-        anyhow::ensure!(
-            !crate::fsutil::same_file(f, &a.db),
-            "--db {} is one of the files to load",
-            a.db.display()
-        );
-    }
+    let inputs: Vec<&std::path::Path> = files.iter().map(PathBuf::as_path).collect();
+    super::check_output(&a.db, crate::fsutil::OutputKind::Store, &inputs)?;
     let store = Store::open(&a.db).map_err(|e| e.naming(&a.db))?;
     let (mut loaded, mut records) = (0usize, 0u64);
     for f in &files {

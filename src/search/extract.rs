@@ -232,11 +232,7 @@ impl Prover<'_> {
     /// or pawn move, else 1 + the child's.
     #[inline]
     fn need_through(&self, m: Move, child: u32) -> u8 {
-        if m.is_irreversible() {
-            1
-        } else {
-            self.ex.nodes[child as usize].need.saturating_add(1)
-        }
+        crate::store::need_through(m.is_irreversible(), self.ex.nodes[child as usize].need)
     }
 
     fn ex_or(&mut self, pos: &Position, key: u64, idx: u32) -> Result<bool, StoreError> {

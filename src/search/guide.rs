@@ -15,7 +15,7 @@
 //! move, else one more than the child's).
 
 use crate::rules::{Color, Move, Position};
-use crate::store::{Need, Record, Store, StoreError, Verdict};
+use crate::store::{Need, Record, Store, StoreError, Verdict, need_through};
 use crate::stored::{Node, StoredProof};
 use crate::vocab::RuleSet;
 
@@ -49,13 +49,7 @@ pub fn store_line_back(
             proven += 1;
             continue;
         }
-        let through = |m: Move, child_need: Need| {
-            if m.is_irreversible() {
-                1
-            } else {
-                child_need.saturating_add(1)
-            }
-        };
+        let through = |m: Move, child_need: Need| need_through(m.is_irreversible(), child_need);
         let (rec, need) = if before.turn() == winner {
             let size = 1 + proof.record(after)?.map_or(1, |r| r.size);
             let rec = Record {

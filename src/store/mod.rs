@@ -48,7 +48,9 @@ mod lines;
 mod record;
 mod top;
 
-pub use record::{FIFTY_RECORD_LEN, FLAG_TABLES, Need, Record, Verdict, fifty_better};
+pub use record::{
+    FIFTY_RECORD_LEN, FLAG_TABLES, Need, Record, Verdict, fifty_better, need_through,
+};
 use record::{fifty_bytes, fifty_from_bytes};
 
 use std::fmt;

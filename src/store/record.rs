@@ -15,6 +15,17 @@ pub const FIFTY_RECORD_LEN: usize = RECORD_LEN + 1;
 /// `c + need <= 100` ([`crate::vocab::FIFTY_MOVE_PLIES`]).
 pub type Need = u8;
 
+/// The need of a position through one move of its proof to a child of
+/// need `child`: 1 when the move is a capture or pawn move (it resets the
+/// clock), else one more than the child's.
+pub fn need_through(irreversible: bool, child: Need) -> Need {
+    if irreversible {
+        1
+    } else {
+        child.saturating_add(1)
+    }
+}
+
 /// Whether `new` should replace `old` under the fifty-move rule: a smaller
 /// need, then a smaller proof.
 pub fn fifty_better(new: (&Record, Need), old: (&Record, Need)) -> bool {

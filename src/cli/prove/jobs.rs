@@ -322,9 +322,12 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
                 Limit::Time(d) => d,
                 Limit::Nodes(_) => bail!("--state-every takes a time (`5m`, `1h`)"),
             };
-            if crate::fsutil::same_file(path, &args.db) {
-                bail!("--state {}: that is the store itself", path.display());
-            }
+            // The state file is written over: never the store, nor a file
+            // the run reads.
+            let known = crate::known::tree_paths(&args.known)?;
+            let mut inputs: Vec<&std::path::Path> = vec![args.db.as_path()];
+            inputs.extend(known.iter().map(PathBuf::as_path));
+            crate::cli::check_output(path, crate::fsutil::OutputKind::Beside, &inputs)?;
             restore_state(&store, rules, path, &pos, winner)?;
             Some(crate::jobs::state::StateSave {
                 path: path.clone(),
