@@ -74,6 +74,9 @@ pub struct MasterConfig {
     /// Save the run state to a file (`prove --state`), see
     /// [`super::state`].
     pub state: Option<super::state::StateSave>,
+    /// Entries put into the shared table when it is made (a restored run
+    /// state's, [`super::state::RunState::tt_seed`]); unused without one.
+    pub tt_seed: Vec<(u64, crate::search::tt::TtValue)>,
 }
 
 /// How a master run ended.
@@ -472,6 +475,13 @@ pub fn run_master(
             crate::search::tt::Tt::create_shared(p, bytes)
                 .map_err(|e| MasterError::Io(p.clone(), e))?;
         }
+        if !cfg.tt_seed.is_empty() {
+            let mut tt =
+                crate::search::tt::Tt::open_shared(p).map_err(|e| MasterError::Io(p.clone(), e))?;
+            for &(key, v) in &cfg.tt_seed {
+                tt.put(key, v);
+            }
+        }
     }
     let _remove = RemoveOnDrop(cfg.shared_tt.clone());
     let mut m = Master {
@@ -556,14 +566,29 @@ impl Master<'_, '_> {
             eprintln!("antiproof: warning: run state not saved: {e}");
             return;
         }
-        match super::state::save(self.store, self.cfg.rules, &s.path, s.max_records) {
+        // The jobs' shared table, read as it stands (jobs may be writing).
+        let tt = match &self.cfg.shared_tt {
+            Some(p) if s.max_tt > 0 => match crate::search::tt::Tt::open_shared(p) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    eprintln!(
+                        "antiproof: warning: the run state keeps no table entries: {}: {e}",
+                        p.display()
+                    );
+                    None
+                }
+            },
+            _ => None,
+        };
+        match super::state::save(self.store, self.cfg.rules, s, tt.as_ref()) {
             Ok(saved) => eprintln!(
-                "antiproof: run state saved to {}: {} top-tree nodes, {} of {} proven nodes' proofs ({} records), {} bytes",
+                "antiproof: run state saved to {}: {} top-tree nodes, {} of {} proven nodes' proofs ({} records), {} table entries, {} bytes",
                 s.path.display(),
                 saved.nodes,
                 saved.proofs_kept,
                 saved.proofs_kept + saved.proofs_left,
                 saved.records,
+                saved.tt_entries,
                 saved.bytes
             ),
             Err(e) => eprintln!("antiproof: warning: run state not saved: {e}"),

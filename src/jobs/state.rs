@@ -11,7 +11,16 @@
 //!   smallest first, up to a number of records ([`DEFAULT_RECORDS`]):
 //!   what did not fit is proven again after a restore (its node reopened
 //!   as a frontier leaf), unless a proof loaded as a known win
-//!   ([`crate::known`], `prove --known proofs/`) holds its position.
+//!   ([`crate::known`], `prove --known proofs/`) holds its position;
+//! * the entries of the jobs' shared transposition table with the most
+//!   work below them (up to [`DEFAULT_TT_ENTRIES`]): what the jobs had
+//!   learnt of the lines not closed yet (above all the disproofs, which
+//!   no record keeps), so a resumed run does not search them from
+//!   nothing. They are the prover's guesses, never proof: a job's proof
+//!   is still certified before it is merged. They are kept with a
+//!   fingerprint of how the table's keys are made
+//!   ([`crate::search::tt_key_fingerprint`]) and used only by a build
+//!   that makes keys alike.
 //!
 //! It is written atomically (a temporary file renamed over the old), zstd
 //! compressed, and ends with a SHA-256 of what it holds, so a damaged or
@@ -24,21 +33,27 @@
 //! in the store among it (its proof did not fit in the file, and no known
 //! win holds it), and every inner node's numbers are summed again.
 //!
-//! # Layout (version 1), inside one zstd frame
+//! # Layout (version 2), inside one zstd frame
 //!
 //! ```text
 //! magic   "antiproof-run-state\n"            20 bytes
-//! version u32 LE = 1
+//! version u32 LE = 2
 //! rules   u8 (Rules::code)
 //! count   u64 LE: top-tree values (the header value included)
 //! values  count x (id u64 LE, len u16 LE, len bytes)
 //! count   u64 LE: records
 //! records count x (key 25 bytes, record 12 bytes)
+//! keys    u64 LE: the tt key fingerprint
+//! count   u64 LE: tt entries
+//! entries count x (key u64 LE, pn u32 LE, dn u32 LE, work u32 LE)
 //! sha256  32 bytes of everything above
 //! ```
+//!
+//! Version 1 (no tt section: `keys` to `entries` absent) is read too.
 
 use super::top::{HEADER_ID, State, TopNode};
 use crate::rules::{Position, Rules};
+use crate::search::tt::{Tt, TtValue};
 use crate::store::{KEY_LEN, Key, RECORD_LEN, Record, Store, StoreError};
 use crate::stored::{Node, StoredProof};
 use sha2::{Digest, Sha256};
@@ -48,11 +63,15 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 20] = b"antiproof-run-state\n";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// Records of proven nodes' proofs a state file holds by default: about
 /// 38 bytes each before compression, so some 5 MB compressed at most.
 pub const DEFAULT_RECORDS: usize = 400_000;
+
+/// Transposition-table entries a state file holds by default: 20 bytes
+/// each before compression (about 1.6 MB compressed for 100,000).
+pub const DEFAULT_TT_ENTRIES: usize = 100_000;
 
 /// A state file is refused past this size once decompressed (a tree of
 /// millions of nodes is far less).
@@ -114,6 +133,19 @@ pub struct RunState {
     pub values: Vec<(u64, Vec<u8>)>,
     /// Records of the proven nodes' proofs.
     pub records: Vec<(Key, Record)>,
+    /// How the tt entries' keys were made
+    /// ([`crate::search::tt_key_fingerprint`]; 0 with no entries).
+    pub tt_fingerprint: u64,
+    /// The shared table's entries of most work, by key.
+    pub tt: Vec<(u64, TtValue)>,
+}
+
+impl RunState {
+    /// The tt entries, if this build makes keys as the saving one did.
+    pub fn tt_seed(&self) -> Option<&[(u64, TtValue)]> {
+        (self.tt.is_empty() || self.tt_fingerprint == crate::search::tt_key_fingerprint())
+            .then_some(&self.tt[..])
+    }
 }
 
 /// What [`save`] wrote.
@@ -127,6 +159,8 @@ pub struct Saved {
     pub proofs_left: u64,
     /// Records written.
     pub records: u64,
+    /// Transposition-table entries written.
+    pub tt_entries: u64,
     /// Bytes of the file.
     pub bytes: u64,
 }
@@ -140,13 +174,15 @@ pub struct Restored {
     pub records: u64,
 }
 
-/// Reads the top tree of `rules` from `store` and the proofs of its
-/// proven nodes (up to `max_records` records, each proof whole or not
-/// at all, smallest first).
+/// Reads the top tree of `rules` from `store`, the proofs of its proven
+/// nodes (up to `max_records` records, each proof whole or not at all,
+/// smallest first) and the `max_tt` entries of `tt` of most work.
 pub fn collect(
     store: &Store,
     rules: Rules,
     max_records: usize,
+    tt: Option<&Tt>,
+    max_tt: usize,
 ) -> Result<(RunState, Saved), StateError> {
     let Some(header) = store.top_get(rules, HEADER_ID)? else {
         return Err(StateError::Store(StoreError::Corrupt(
@@ -223,11 +259,13 @@ pub fn collect(
             left += 1;
         }
     }
+    let tt = tt.map_or_else(Vec::new, |t| t.most_worked(max_tt));
     let saved = Saved {
         nodes: nodes.len() as u64,
         proofs_kept: kept,
         proofs_left: left,
         records: records.len() as u64,
+        tt_entries: tt.len() as u64,
         bytes: 0,
     };
     Ok((
@@ -235,6 +273,12 @@ pub fn collect(
             rules,
             values,
             records,
+            tt_fingerprint: if tt.is_empty() {
+                0
+            } else {
+                crate::search::tt_key_fingerprint()
+            },
+            tt,
         },
         saved,
     ))
@@ -256,6 +300,14 @@ fn encode(state: &RunState) -> Vec<u8> {
     for (k, r) in &state.records {
         b.extend_from_slice(k);
         b.extend_from_slice(&r.to_bytes());
+    }
+    b.extend_from_slice(&state.tt_fingerprint.to_le_bytes());
+    b.extend_from_slice(&(state.tt.len() as u64).to_le_bytes());
+    for (k, v) in &state.tt {
+        b.extend_from_slice(&k.to_le_bytes());
+        b.extend_from_slice(&v.pn.to_le_bytes());
+        b.extend_from_slice(&v.dn.to_le_bytes());
+        b.extend_from_slice(&v.work.to_le_bytes());
     }
     let digest = Sha256::digest(&b);
     b.extend_from_slice(&digest);
@@ -280,7 +332,7 @@ fn decode(b: &[u8]) -> Result<RunState, String> {
         Ok(s)
     };
     let version = u32::from_le_bytes(take(4)?.try_into().expect("4"));
-    if version != VERSION {
+    if version != VERSION && version != 1 {
         return Err(format!(
             "layout version {version}, this build reads {VERSION}"
         ));
@@ -302,6 +354,20 @@ fn decode(b: &[u8]) -> Result<RunState, String> {
             .map_err(|e| format!("a record: {e}"))?;
         records.push((key, rec));
     }
+    let mut tt = Vec::new();
+    let mut tt_fingerprint = 0;
+    if version >= 2 {
+        tt_fingerprint = u64::from_le_bytes(take(8)?.try_into().expect("8"));
+        let n = u64::from_le_bytes(take(8)?.try_into().expect("8"));
+        for _ in 0..n {
+            let key = u64::from_le_bytes(take(8)?.try_into().expect("8"));
+            let mut word = || -> Result<u32, String> {
+                Ok(u32::from_le_bytes(take(4)?.try_into().expect("4")))
+            };
+            let (pn, dn, work) = (word()?, word()?, word()?);
+            tt.push((key, TtValue { pn, dn, work }));
+        }
+    }
     if at != body.len() {
         return Err(format!("{} bytes after the records", body.len() - at));
     }
@@ -309,18 +375,22 @@ fn decode(b: &[u8]) -> Result<RunState, String> {
         rules,
         values,
         records,
+        tt_fingerprint,
+        tt,
     })
 }
 
-/// Saves the run state of `store`'s top tree under `rules` to `path`
+/// Saves the run state of `store`'s top tree under `rules`, with the
+/// entries of most work of the jobs' shared table `tt`, to `s.path`
 /// (atomically; see the module doc).
 pub fn save(
     store: &Store,
     rules: Rules,
-    path: &Path,
-    max_records: usize,
+    s: &StateSave,
+    tt: Option<&Tt>,
 ) -> Result<Saved, StateError> {
-    let (state, mut saved) = collect(store, rules, max_records)?;
+    let path = &s.path;
+    let (state, mut saved) = collect(store, rules, s.max_records, tt, s.max_tt)?;
     let compressed = zstd::bulk::compress(&encode(&state), 19)
         .map_err(|e| StateError::Io(path.to_path_buf(), e))?;
     crate::fsutil::write_atomic(path, |w| w.write_all(&compressed))
@@ -432,6 +502,8 @@ pub struct StateSave {
     pub every: std::time::Duration,
     /// Records of proven nodes' proofs it may hold.
     pub max_records: usize,
+    /// Entries of the shared transposition table it may hold.
+    pub max_tt: usize,
 }
 
 #[cfg(test)]
@@ -451,7 +523,66 @@ mod tests {
                     size: 42,
                 },
             )],
+            tt_fingerprint: crate::search::tt_key_fingerprint(),
+            tt: vec![(
+                0x0123_4567_89ab_cdef,
+                TtValue {
+                    pn: 0,
+                    dn: 17,
+                    work: 1 << 20,
+                },
+            )],
         }
+    }
+
+    #[test]
+    fn a_version_1_file_is_read_with_no_tt_entries() {
+        let mut s = sample();
+        s.tt.clear();
+        s.tt_fingerprint = 0;
+        let mut b = encode(&s);
+        // Version 1: no tt section (its 16 bytes before the digest).
+        b.truncate(b.len() - 32 - 16);
+        b[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&1u32.to_le_bytes());
+        let digest = Sha256::digest(&b);
+        b.extend_from_slice(&digest);
+        assert_eq!(decode(&b).unwrap(), s);
+    }
+
+    #[test]
+    fn tt_entries_of_another_key_scheme_are_not_used() {
+        let mut s = sample();
+        assert_eq!(s.tt_seed().map(<[_]>::len), Some(1));
+        s.tt_fingerprint ^= 1;
+        assert_eq!(s.tt_seed(), None);
+    }
+
+    #[test]
+    fn the_entries_of_most_work_are_kept() {
+        let mut t = Tt::with_bytes(16 << 20);
+        for k in 1..=1000u64 {
+            let key = k.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            t.put(
+                key,
+                TtValue {
+                    pn: 3,
+                    dn: 5,
+                    work: k as u32,
+                },
+            );
+        }
+        let best = t.most_worked(10);
+        assert_eq!(best.len(), 10);
+        for (key, v) in &best {
+            assert_eq!(t.get(*key), Some(*v), "a kept entry is the table's");
+            assert!(
+                v.work >= 512,
+                "work {} kept among the 10 of most work",
+                v.work
+            );
+        }
+        assert_eq!(t.most_worked(5000).len(), 1000);
+        assert!(t.most_worked(0).is_empty());
     }
 
     #[test]

@@ -371,13 +371,22 @@ impl<'s> TopTree<'s> {
     /// [`super::state`], without that node's proof). Jobs
     /// that were out are frontier leaves again. A node the store holds a
     /// record of is settled by it (a proof made since, by another run or
-    /// a plain `prove`, wins over the tree's claim). A leaf that failed,
-    /// or that a worker's search disproved (not certified), is a frontier
-    /// leaf again, with mobility values and no failed attempts: this run
-    /// tries it afresh; a game end or a repetition of its path stays
-    /// disproven. Inner nodes are then recomputed from their children,
-    /// children first (they have the larger ids).
+    /// a plain `prove`, wins over the tree's claim). A leaf that failed
+    /// is a frontier leaf again, with mobility values and no failed
+    /// attempts: this run tries it afresh. A leaf that a worker's search
+    /// disproved (not certified) is kept disproven while the root is not:
+    /// the run goes on trusting it as guidance, as it did before it
+    /// stopped (re-searching every disproof cost a resumed run more nodes
+    /// than a whole uninterrupted one, docs/prove.md). Where those
+    /// disproofs made the root disproven, the run would end at once on
+    /// the same unchecked word, so they are frontier leaves again too; a
+    /// game end or a repetition of its path stays disproven. Inner nodes
+    /// are then recomputed from their children, children first (they
+    /// have the larger ids).
     fn reopen(&mut self, mut nodes: Vec<TopNode>) -> Result<(), StoreError> {
+        let root_lost = nodes
+            .first()
+            .is_some_and(|r| matches!(r.state, State::Disproven | State::Failed));
         let reader = self.store.reader()?;
         let mut changed = vec![false; nodes.len()];
         for id in (0..nodes.len()).rev() {
@@ -408,7 +417,13 @@ impl<'s> TopTree<'s> {
                         (n.pn, n.dn) = self.initial(&pos);
                         self.reopened += 1;
                     }
-                    State::Disproven | State::Failed if !self.certainly_lost(&nodes, &n) => {
+                    State::Failed if !self.certainly_lost(&nodes, &n) => {
+                        n.state = State::Frontier;
+                        n.attempts = 0;
+                        (n.pn, n.dn) = self.initial(&pos);
+                        self.reopened += 1;
+                    }
+                    State::Disproven if root_lost && !self.certainly_lost(&nodes, &n) => {
                         n.state = State::Frontier;
                         n.attempts = 0;
                         (n.pn, n.dn) = self.initial(&pos);
@@ -908,6 +923,35 @@ mod tests {
         for (_, c) in t.children(&root).unwrap() {
             assert_eq!((c.state, c.attempts), (State::Frontier, 0));
         }
+        drop(t);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_resumed_tree_keeps_workers_disproofs_while_its_root_is_open() {
+        let (dir, store, pos) = scratch("keep-disproofs");
+        let mut t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
+        t.expand(0, 200, &HashMap::new()).unwrap();
+        let kids: Vec<u64> = t
+            .children(&t.root().unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        // Two of the winner's moves disproven by a worker's word, one
+        // failed: the root stays open.
+        t.set(kids[0], State::Disproven, INF, 0).unwrap();
+        t.set(kids[1], State::Disproven, INF, 0).unwrap();
+        t.set(kids[2], State::Failed, INF, 0).unwrap();
+        t.flush().unwrap();
+        assert_eq!(t.root().unwrap().state, State::Inner);
+        drop(t);
+        let t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
+        assert_eq!(t.reopened, 1, "only the failed leaf is tried again");
+        assert_eq!(t.get(kids[0]).unwrap().state, State::Disproven);
+        assert_eq!(t.get(kids[1]).unwrap().state, State::Disproven);
+        assert_eq!(t.get(kids[2]).unwrap().state, State::Frontier);
         drop(t);
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);

@@ -403,6 +403,23 @@ pub(super) fn line_key(line: &[Position]) -> u64 {
     key
 }
 
+/// A fingerprint of how tt keys are made (the Zobrist numbers and the
+/// way keys of reversible moves are mixed): the keys of a fixed line, one
+/// of them reached by a reversible move, hashed. Tt entries kept in a
+/// file ([`crate::jobs::state`]) are used only by a build that gives the
+/// same fingerprint.
+pub fn tt_key_fingerprint() -> u64 {
+    let start = Position::startpos();
+    let mut line = vec![start];
+    let mut pos = start;
+    for m in ["e3", "e6", "Nf3", "Nc6", "Ng1"] {
+        let (next, _) = pos.play_line_str(m).expect("a legal move of a fixed line");
+        line.push(next);
+        pos = next;
+    }
+    (1..=line.len()).fold(0u64, |h, n| mix(h, line_key(&line[..n])))
+}
+
 /// The tt key of `child`, reached by `m` from a node with key `key`.
 pub(super) fn child_key(key: u64, m: Move, child: &Position) -> u64 {
     let z = child.zobrist();

@@ -636,6 +636,66 @@ impl Tt {
             .store(tag_of(key, &v) ^ w1, Relaxed);
     }
 
+    /// The `k` entries most worth keeping across machines (a run state,
+    /// [`crate::jobs::state`]): those of the highest [`Entry::priority`]
+    /// (most work, solved entries counting double), ties in bucket order,
+    /// as (key, value) pairs. Two passes over the buckets in use, no
+    /// memory beyond the answer: a histogram of the priorities gives the
+    /// lowest one kept. Entries of a shared table are read as they stand
+    /// (other handles may write meanwhile: a torn entry is skipped).
+    pub fn most_worked(&self, k: usize) -> Vec<(u64, TtValue)> {
+        if k == 0 {
+            return Vec::new();
+        }
+        let entry = |i: usize, j: usize| -> Entry {
+            if self.buckets.shared {
+                self.shared_entry(i, j)
+            } else {
+                self.buckets.get(i).0[j]
+            }
+        };
+        // Priorities are at most 255 + 2.
+        let mut count = [0u64; 258];
+        for i in 0..self.n {
+            for j in 0..WAYS {
+                let e = entry(i, j);
+                if e.occupied() {
+                    count[e.priority() as usize] += 1;
+                }
+            }
+        }
+        let mut floor = count.len();
+        let mut above = 0u64;
+        while floor > 0 && above < k as u64 {
+            floor -= 1;
+            above += count[floor];
+        }
+        let mut out = Vec::with_capacity(k.min(above as usize));
+        // Those above the floor first, then the floor's own in bucket
+        // order while room is left.
+        let mut at_floor = k as u64 - (above - count[floor]).min(k as u64);
+        for i in 0..self.n {
+            for j in 0..WAYS {
+                let e = entry(i, j);
+                if !e.occupied() || (e.priority() as usize) < floor {
+                    continue;
+                }
+                if e.priority() as usize == floor {
+                    if at_floor == 0 {
+                        continue;
+                    }
+                    at_floor -= 1;
+                }
+                let key = e.key_in(i);
+                // A torn shared entry decodes to a key of another bucket.
+                if key & self.mask == i as u64 & self.mask {
+                    out.push((key, value_of(&e)));
+                }
+            }
+        }
+        out
+    }
+
     /// Creates the file of a table shared by processes, of at most `bytes`
     /// bytes (a power of two buckets, at least 4 MiB), for
     /// [`Tt::open_shared`]: a new file ([`crate::fsutil::create_fresh`]:

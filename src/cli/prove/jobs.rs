@@ -113,6 +113,11 @@ pub(crate) struct ManyArgs {
     /// after a restore unless --known holds it).
     #[arg(long, default_value_t = crate::jobs::state::DEFAULT_RECORDS, value_name = "N")]
     state_records: usize,
+    /// Entries of the jobs' shared transposition table --state may hold
+    /// (those of most work: what the jobs learnt of the lines not closed
+    /// yet; 0: none). A resumed run puts them back into its shared table.
+    #[arg(long, default_value_t = crate::jobs::state::DEFAULT_TT_ENTRIES, value_name = "N")]
+    state_tt: usize,
     /// The worker command instead of this program's `job run` (another
     /// engine; the job file is its last argument).
     #[arg(long, hide = true, value_name = "COMMAND")]
@@ -209,24 +214,31 @@ fn count(s: &str) -> Result<u64, String> {
 /// Runs `prove` with a job executor.
 /// `--state FILE` at the start: restores the file into the store when
 /// the store holds no top tree of this line and the file exists (a fresh
-/// machine), saying what it did on stderr.
+/// machine), saying what it did on stderr. Returns the file's table
+/// entries for the jobs' shared table (also when the store's own top
+/// tree is resumed: the table did not outlive the last run either).
 fn restore_state(
     store: &Store,
     rules: crate::rules::Rules,
     path: &std::path::Path,
     root: &crate::rules::Position,
     winner: crate::rules::Color,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<TtSeed> {
     use crate::jobs::state;
     if let Some((key, w)) = crate::jobs::top::stored_root(store, rules)?
         && key == root.pack().0
         && w == winner
     {
         eprintln!(
-            "antiproof: the store holds this line's top tree: resuming it ({} is not read, only written)",
+            "antiproof: the store holds this line's top tree: resuming it ({} is read only for its table entries)",
             path.display()
         );
-        return Ok(());
+        return Ok(match state::read(path) {
+            Ok(st) if st.rules == rules && state::root_of(&st) == Some((key, w)) => {
+                seed_of(&st, path)
+            }
+            _ => Vec::new(),
+        });
     }
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -234,7 +246,7 @@ fn restore_state(
                 "antiproof: no run state at {} yet: a fresh search, saved there as it goes",
                 path.display()
             );
-            return Ok(());
+            return Ok(Vec::new());
         }
         _ => {}
     }
@@ -254,7 +266,34 @@ fn restore_state(
         r.nodes,
         r.records
     );
-    Ok(())
+    Ok(seed_of(&st, path))
+}
+
+/// Entries for the jobs' shared table.
+type TtSeed = Vec<(u64, crate::search::tt::TtValue)>;
+
+/// A state file's table entries, if this build makes keys alike (said on
+/// stderr either way).
+fn seed_of(st: &crate::jobs::state::RunState, path: &std::path::Path) -> TtSeed {
+    match st.tt_seed() {
+        Some(seed) => {
+            if !seed.is_empty() {
+                eprintln!(
+                    "antiproof: {} table entries of {} go into the jobs' shared table",
+                    seed.len(),
+                    path.display()
+                );
+            }
+            seed.to_vec()
+        }
+        None => {
+            eprintln!(
+                "antiproof: the table entries of {} are of a build that makes keys otherwise: not used",
+                path.display()
+            );
+            Vec::new()
+        }
+    }
 }
 
 pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
@@ -315,6 +354,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     };
     let store = Store::open(&args.db)?;
     super::load_known(args, &store)?;
+    let mut tt_seed = Vec::new();
     let state = match &many.state {
         None => None,
         Some(path) => {
@@ -328,11 +368,12 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             let mut inputs: Vec<&std::path::Path> = vec![args.db.as_path()];
             inputs.extend(known.iter().map(PathBuf::as_path));
             crate::cli::check_output(path, crate::fsutil::OutputKind::Beside, &inputs)?;
-            restore_state(&store, rules, path, &pos, winner)?;
+            tt_seed = restore_state(&store, rules, path, &pos, winner)?;
             Some(crate::jobs::state::StateSave {
                 path: path.clone(),
                 every,
                 max_records: many.state_records,
+                max_tt: many.state_tt,
             })
         }
     };
@@ -359,6 +400,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         in_process: many.executor == ExecutorKind::Threads,
         focus: many.job_focus,
         state,
+        tt_seed,
         // A job's start-up (a process, its table mapped) costs about a
         // search of tens of thousands of nodes; a thread's, little.
         min_nodes: match many.executor {
