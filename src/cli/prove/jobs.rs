@@ -8,7 +8,7 @@ use super::ProveArgs;
 use crate::jobs::executor::{Executor, Local, Slurm, SlurmTiming, WorkerCommand};
 use crate::jobs::job::Budget;
 use crate::jobs::master::{MasterConfig, MasterResult, Status, WorkDirLock, run_master};
-use crate::jobs::sim::{Sim, SimConfig, SimFigures};
+use crate::jobs::sim::{Measured, Sim, SimConfig, SimFigures};
 use crate::store::Store;
 use anyhow::{Context, anyhow, bail};
 use clap::{Args, ValueEnum};
@@ -370,7 +370,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     };
     // The simulated cluster's rate when measured here, and one process's
     // nodes when the measuring search proved the line.
-    let mut sim_measured: Option<(f64, Option<u64>)> = None;
+    let mut sim_measured: Option<Measured> = None;
     let mut exec: Box<dyn Executor> = match many.executor {
         ExecutorKind::Search => unreachable!("--executor search runs no jobs"),
         ExecutorKind::Local => Box::new(Local::new(worker)),
@@ -490,7 +490,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     let sim_figures = exec.simulated();
     let baseline = many
         .sim_baseline
-        .or(sim_measured.and_then(|(_, nodes)| nodes));
+        .or(sim_measured.filter(|m| m.proven).map(|m| m.nodes));
     let mut out = crate::cli::out::stdout();
     if args.json {
         let j = serde_json::json!({
@@ -631,7 +631,7 @@ fn sim_config(
     work_dir: &std::path::Path,
     root: &crate::rules::Position,
     winner: crate::rules::Color,
-) -> anyhow::Result<(SimConfig, Option<(f64, Option<u64>)>)> {
+) -> anyhow::Result<(SimConfig, Option<Measured>)> {
     let many = &args.many;
     let mut cfg = SimConfig {
         workers,
@@ -664,7 +664,7 @@ fn sim_config(
         m.rate
     );
     cfg.rate = m.rate;
-    Ok((cfg, Some((m.rate, m.proven.then_some(m.nodes)))))
+    Ok((cfg, Some(m)))
 }
 
 /// The speedup of a simulated run against one process of `baseline`
