@@ -106,6 +106,8 @@ fn a_missing_binary_stops_the_scripts_at_once() {
         "holds-under.sh",
         "bench-jobs.sh",
         "replies-proven.py",
+        "scaling-sim.py",
+        "scaling-real.sh",
     ] {
         let o = Command::new(root().join("scripts").join(script))
             .env("ANTIPROOF_BIN", &missing)

@@ -260,6 +260,7 @@ fn check_outputs(args: &ProveArgs) -> anyhow::Result<()> {
 /// Runs `antiproof prove`.
 pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let job_executor = args.many.job_executor();
+    args.many.check_sim_options()?;
     check_memory(&args)?;
     check_outputs(&args)?;
     if args.smaller_proof && (job_executor || args.rules.rule_set().fifty_move) {

@@ -1,5 +1,6 @@
 //! Where jobs run: [`Local`] worker processes on this machine, [`Threads`]
-//! in this process, or [`Slurm`] batch jobs (`sbatch`, watched with `squeue`). Both run a
+//! in this process, or [`Slurm`] batch jobs (`sbatch`, watched with `squeue`)
+//! (and a simulated cluster, [`super::sim::Sim`]). Both run a
 //! worker command (by default this executable's `job run`) with the job
 //! file as its last argument, its output in `JOB.log`; the master learns
 //! that a job ended when its worker is gone, and reads the result file
@@ -74,6 +75,17 @@ pub trait Executor {
     /// sends nothing, and waits, even with no job running.
     fn holding(&self) -> bool {
         false
+    }
+    /// Virtual time since the run started, for an executor that simulates
+    /// time ([`super::sim::Sim`]): the master's deadline and its jobs'
+    /// time budgets are measured on it. `None`: the wall clock.
+    fn clock(&self) -> Option<Duration> {
+        None
+    }
+    /// A simulated cluster's figures (`--json`'s `sim`); `None` for a real
+    /// executor.
+    fn simulated(&self) -> Option<super::sim::SimFigures> {
+        None
     }
 }
 

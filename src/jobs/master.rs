@@ -56,6 +56,10 @@ pub struct MasterConfig {
     pub tables: Option<PathBuf>,
     /// Stop at this instant.
     pub deadline: Option<Instant>,
+    /// Stop after this long on the executor's virtual clock, for an
+    /// executor that simulates time ([`Executor::clock`]; `--limit` with
+    /// `--executor sim`); ignored by the others.
+    pub virtual_limit: Option<Duration>,
     /// Stop when this flag is set.
     pub stop: Option<Arc<AtomicBool>>,
     /// A transposition table the jobs share (local workers): created
@@ -732,12 +736,19 @@ impl Master<'_, '_> {
         }
     }
 
-    fn stopped(&self) -> bool {
+    fn stopped(&self, exec: &dyn Executor) -> bool {
         self.cfg
             .stop
             .as_ref()
             .is_some_and(|s| s.load(Ordering::Relaxed))
             || self.cfg.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.virtual_left(exec).is_some_and(|l| l.is_zero())
+    }
+
+    /// What is left of `cfg.virtual_limit` on the executor's clock, when
+    /// it simulates time ([`Executor::clock`]) and a limit is set.
+    fn virtual_left(&self, exec: &dyn Executor) -> Option<Duration> {
+        Some(self.cfg.virtual_limit?.saturating_sub(exec.clock()?))
     }
 
     fn run(
@@ -760,7 +771,7 @@ impl Master<'_, '_> {
                 self.cancel_settled(exec)?;
             }
             let root = self.top.root()?;
-            if root.settled() || self.stopped() {
+            if root.settled() || self.stopped(exec) {
                 return Ok(());
             }
             let sent = self.dispatch(exec)?;
@@ -848,6 +859,9 @@ impl Master<'_, '_> {
                 let mut time_s = self.cfg.budget.time_s;
                 if let Some(d) = self.cfg.deadline {
                     time_s = time_s.min(d.saturating_duration_since(Instant::now()).as_secs_f64());
+                }
+                if let Some(left) = self.virtual_left(exec) {
+                    time_s = time_s.min(left.as_secs_f64());
                 }
                 // Thresholds stop a job early for a sibling that looks
                 // better; only worth it where the jobs share a table (a

@@ -15,6 +15,7 @@
 //! * [`merge`]: checking a result and turning its certificate into
 //!   records;
 //! * [`executor`]: local worker processes and Slurm;
+//! * [`sim`]: a simulated cluster of P workers in virtual time;
 //! * [`master`]: the master loop.
 
 pub mod executor;
@@ -22,5 +23,6 @@ pub mod job;
 pub mod master;
 pub mod merge;
 pub mod run;
+pub mod sim;
 pub mod state;
 pub mod top;

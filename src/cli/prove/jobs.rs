@@ -8,6 +8,7 @@ use super::ProveArgs;
 use crate::jobs::executor::{Executor, Local, Slurm, SlurmTiming, WorkerCommand};
 use crate::jobs::job::Budget;
 use crate::jobs::master::{MasterConfig, MasterResult, Status, WorkDirLock, run_master};
+use crate::jobs::sim::{Measured, Sim, SimConfig, SimFigures};
 use crate::store::Store;
 use anyhow::{Context, anyhow, bail};
 use clap::{Args, ValueEnum};
@@ -29,6 +30,10 @@ pub(crate) enum ExecutorKind {
     Threads,
     /// Slurm batch jobs (sbatch; the work directory must be shared).
     Slurm,
+    /// A simulated cluster of --jobs P workers: every job run here, each
+    /// with a table of its own, its end in virtual time (--sim-rate,
+    /// --sim-latency); deterministic for a given rate.
+    Sim,
 }
 
 /// The options of a job-level search.
@@ -122,7 +127,40 @@ pub(crate) struct ManyArgs {
     /// engine; the job file is its last argument).
     #[arg(long, hide = true, value_name = "COMMAND")]
     worker: Option<String>,
+    /// With --executor sim: nodes a second of one simulated worker
+    /// (default: this machine's single-process rate, measured at the
+    /// start; a run is deterministic for a given rate).
+    #[arg(long, value_parser = sim_number, value_name = "NODES_PER_S")]
+    sim_rate: Option<f64>,
+    /// With --executor sim: seconds from sending a job to its search's
+    /// start (sbatch, the queue, the worker's start).
+    #[arg(long, value_parser = sim_number, value_name = "SECONDS")]
+    sim_latency: Option<f64>,
+    /// With --executor sim: one process's nodes on this line (a plain
+    /// `prove --json`'s `nodes`), for the speedup in the summary.
+    #[arg(long, value_parser = count, value_name = "NODES")]
+    sim_baseline: Option<u64>,
 }
+
+/// A number as `--sim-rate` and `--sim-latency` take it (`1.5e6`, `2M`);
+/// its range is checked by [`crate::jobs::sim::SimConfig::check`].
+fn sim_number(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let (num, mult) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
+        Some('M' | 'm') => (&t[..t.len() - 1], 1e6),
+        Some('G' | 'g') => (&t[..t.len() - 1], 1e9),
+        _ => (t, 1.0),
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number such as 1.5e6 or 2M"))?;
+    Ok(v * mult)
+}
+
+/// The default `--sim-latency`: seconds for sbatch, the queue and a
+/// worker's start.
+pub(crate) const SIM_LATENCY_S: f64 = 3.0;
 
 impl ManyArgs {
     /// Search threads of a one-process search: `--jobs` (default 1) with
@@ -140,6 +178,34 @@ impl ManyArgs {
         self.executor != ExecutorKind::Search
     }
 
+    /// The --sim-* options name the simulated cluster's settings: refused
+    /// with any other executor, where they would be ignored.
+    pub(super) fn check_sim_options(&self) -> anyhow::Result<()> {
+        if self.executor != ExecutorKind::Sim {
+            for (given, name) in [
+                (self.sim_rate.is_some(), "--sim-rate"),
+                (self.sim_latency.is_some(), "--sim-latency"),
+                (self.sim_baseline.is_some(), "--sim-baseline"),
+            ] {
+                if given {
+                    bail!(
+                        "{name} is a setting of the simulated cluster: give it with --executor sim"
+                    );
+                }
+            }
+            return Ok(());
+        }
+        // Before anything is made: the rate (when given) and the latency.
+        SimConfig {
+            workers: self.jobs.unwrap_or(1) as usize,
+            rate: self.sim_rate.unwrap_or(1.0),
+            latency: self.sim_latency.unwrap_or(SIM_LATENCY_S),
+            real_threads: 1,
+        }
+        .check()?;
+        Ok(())
+    }
+
     /// Jobs at once for a job executor: `--jobs`, else this machine's
     /// cores for the local and threads executors; Slurm needs it given.
     fn jobs_at_once(&self) -> anyhow::Result<usize> {
@@ -147,6 +213,9 @@ impl ManyArgs {
             (Some(n), _) => Ok(n as usize),
             (None, ExecutorKind::Slurm) => {
                 bail!("--executor slurm needs --jobs N: how many Slurm jobs to keep queued at once")
+            }
+            (None, ExecutorKind::Sim) => {
+                bail!("--executor sim needs --jobs P: how many workers to simulate")
             }
             (None, _) => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
         }
@@ -308,8 +377,10 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     let rules = args.rules.stalemate();
     let (start, pos, played) = super::root_of(args)?;
     let winner = super::winner_of(args, &pos, &played);
+    let sim = many.executor == ExecutorKind::Sim;
     let deadline = match args.limit {
         None => None,
+        Some(Limit::Time(_)) if sim => None,
         Some(Limit::Time(d)) => Some(Instant::now() + d),
         Some(Limit::Nodes(_)) => {
             bail!(
@@ -336,6 +407,9 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         Some(w) => WorkerCommand::from_words(w).ok_or_else(|| anyhow!("--worker is empty"))?,
         None => WorkerCommand::this_exe().context("cannot find this program's path")?,
     };
+    // The simulated cluster's rate when measured here, and one process's
+    // nodes when the measuring search proved the line.
+    let mut sim_measured: Option<Measured> = None;
     let mut exec: Box<dyn Executor> = match many.executor {
         ExecutorKind::Search => unreachable!("--executor search runs no jobs"),
         ExecutorKind::Local => Box::new(Local::new(worker)),
@@ -350,6 +424,11 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
                 patience: std::time::Duration::from_secs(many.slurm_patience),
             };
             Box::new(Slurm::new(worker, &args, timing)?)
+        }
+        ExecutorKind::Sim => {
+            let (cfg, measured) = sim_config(args, jobs, &work_dir, &pos, winner)?;
+            sim_measured = measured;
+            Box::new(Sim::new(cfg)?)
         }
     };
     let store = Store::open(&args.db)?;
@@ -394,8 +473,14 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         growth: many.job_growth,
         tables: args.tables.as_ref().map(|t| t.canonicalize()).transpose()?,
         deadline,
+        virtual_limit: match args.limit {
+            Some(Limit::Time(d)) if sim => Some(d),
+            _ => None,
+        },
         stop: Some(crate::search::run::stop_flag()),
-        shared_tt: (many.executor != ExecutorKind::Slurm && !many.no_shared_table)
+        // Simulated workers have tables of their own, as Slurm jobs do.
+        shared_tt: (!matches!(many.executor, ExecutorKind::Slurm | ExecutorKind::Sim)
+            && !many.no_shared_table)
             .then(shared_table_path),
         in_process: many.executor == ExecutorKind::Threads,
         focus: many.job_focus,
@@ -444,6 +529,10 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     }
     let cpu = cpu_seconds();
     let result = report.result.name();
+    let sim_figures = exec.simulated();
+    let baseline = many
+        .sim_baseline
+        .or(sim_measured.filter(|m| m.proven).map(|m| m.nodes));
     let mut out = crate::cli::out::stdout();
     if args.json {
         let j = serde_json::json!({
@@ -462,6 +551,10 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             "revision": env!("ANTIPROOF_REVISION"),
             "report": report,
         });
+        let mut j = j;
+        if let Some(f) = &sim_figures {
+            j["sim"] = sim_json(f, baseline, sim_measured.is_some());
+        }
         writeln!(out, "{j}")?;
     } else {
         let what = match report.result {
@@ -557,6 +650,9 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             )?,
             None => writeln!(out, "time:            {:.3} s", report.time_s)?,
         }
+        if let Some(f) = &sim_figures {
+            writeln!(out, "simulated:       {}", sim_summary(f, baseline))?;
+        }
         writeln!(out, "rules:           {rules}")?;
         writeln!(out, "revision:        {}", env!("ANTIPROOF_REVISION"))?;
     }
@@ -565,6 +661,106 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         MasterResult::Disproven | MasterResult::Failed => EXIT_NO,
         MasterResult::Stopped => EXIT_LIMIT,
     })
+}
+
+/// The simulated cluster's settings from the options: `--sim-rate`, else
+/// this machine's single-process rate measured now (said on stderr, and
+/// returned with one process's nodes when the measuring search proved the
+/// line).
+fn sim_config(
+    args: &ProveArgs,
+    workers: usize,
+    work_dir: &std::path::Path,
+    root: &crate::rules::Position,
+    winner: crate::rules::Color,
+) -> anyhow::Result<(SimConfig, Option<Measured>)> {
+    let many = &args.many;
+    let mut cfg = SimConfig {
+        workers,
+        rate: many.sim_rate.unwrap_or(1.0),
+        latency: many.sim_latency.unwrap_or(SIM_LATENCY_S),
+        real_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    cfg.check()?;
+    if many.sim_rate.is_some() {
+        return Ok((cfg, None));
+    }
+    let m = crate::jobs::sim::measure_rate(
+        work_dir,
+        root,
+        args.rules.stalemate(),
+        winner,
+        args.memory.bytes() as u64,
+        args.tables.as_deref(),
+    )?;
+    eprintln!(
+        "antiproof: simulated workers search {:.0} nodes a second, this machine's single-process rate measured now ({} nodes in {:.2} s{}); the run is deterministic for a given rate: give --sim-rate {:.0} to repeat it",
+        m.rate,
+        m.nodes,
+        m.seconds,
+        if m.proven {
+            ", which proved the line"
+        } else {
+            ""
+        },
+        m.rate
+    );
+    cfg.rate = m.rate;
+    Ok((cfg, Some(m)))
+}
+
+/// The speedup of a simulated run against one process of `baseline`
+/// nodes at the same rate: its time over the virtual time.
+fn sim_speedup(f: &SimFigures, baseline: u64) -> f64 {
+    let one = baseline as f64 / f.rate_nodes_per_s;
+    if f.virtual_s > 0.0 {
+        one / f.virtual_s
+    } else {
+        0.0
+    }
+}
+
+/// `--json`'s `sim`: the figures, whether the rate was measured, and
+/// against one process's nodes when known (`--sim-baseline`, or the
+/// measuring search proved the line): `baseline_nodes`, `speedup`,
+/// `efficiency` (speedup / workers), `work_inflation` (job nodes / one
+/// process's).
+fn sim_json(f: &SimFigures, baseline: Option<u64>, measured: bool) -> serde_json::Value {
+    let mut j = serde_json::to_value(f).unwrap_or_default();
+    j["rate_measured"] = measured.into();
+    if let Some(b) = baseline {
+        let s = sim_speedup(f, b);
+        j["baseline_nodes"] = b.into();
+        j["speedup"] = s.into();
+        j["efficiency"] = (s / f.workers as f64).into();
+        j["work_inflation"] = (f.job_nodes as f64 / b.max(1) as f64).into();
+    }
+    j
+}
+
+/// The summary's `simulated:` line.
+fn sim_summary(f: &SimFigures, baseline: Option<u64>) -> String {
+    let mut s = format!(
+        "{} workers at {:.0} nodes/s, latency {} s: {:.1} virtual s, {} job nodes in {} jobs, workers busy {:.0} %",
+        f.workers,
+        f.rate_nodes_per_s,
+        f.latency_s,
+        f.virtual_s,
+        f.job_nodes,
+        f.jobs,
+        100.0 * f.busy_fraction
+    );
+    match baseline {
+        Some(b) => s.push_str(&format!(
+            "; speedup {:.2}x against one process of {b} nodes ({:.1} s at the same rate)",
+            sim_speedup(f, b),
+            b as f64 / f.rate_nodes_per_s
+        )),
+        None => {
+            s.push_str("; speedup: give --sim-baseline NODES (a plain prove's nodes on this line)")
+        }
+    }
+    s
 }
 
 /// What the top-tree line says of a resumed tree: that it was resumed,

@@ -1,0 +1,198 @@
+//! `prove --executor sim --jobs P`: the master against P simulated
+//! workers. Exact counts, never timings: two identical commands give the
+//! same jobs, virtual time and job nodes whatever the load; the proof
+//! certifies; bad settings are usage errors naming the option.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const EXE: &str = env!("CARGO_BIN_EXE_antiproof");
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("antiproof-sim-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `prove --executor sim --json` on the store `db` with `args`, of 1.d4
+/// (rung 5) in jobs of 1,000 nodes: some twenty jobs.
+fn sim(db: &Path, args: &[&str]) -> Output {
+    Command::new(EXE)
+        .arg("prove")
+        .arg("--db")
+        .arg(db)
+        .args([
+            "--executor",
+            "sim",
+            "--job-nodes",
+            "1k",
+            "--memory",
+            "16M",
+            "--json",
+        ])
+        .args(args)
+        .arg("d4")
+        .output()
+        .unwrap()
+}
+
+fn ok_json(o: &Output) -> serde_json::Value {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// What must be the same in two runs of one command: the sim figures
+/// (all exact counts, or sums of them at the given rate) and every job
+/// with its line and nodes, in the order the master took them.
+fn fingerprint(v: &serde_json::Value) -> serde_json::Value {
+    let jobs: Vec<serde_json::Value> = v["report"]["each"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| serde_json::json!([j["id"], j["line"], j["nodes"], j["outcome"]]))
+        .collect();
+    serde_json::json!({"sim": v["sim"], "jobs": jobs, "result": v["result"]})
+}
+
+#[test]
+fn two_identical_commands_give_the_same_run_and_its_proof_certifies() {
+    let dir = temp_dir("same");
+    let args = ["--jobs", "4", "--sim-rate", "1M", "--sim-latency", "0.5"];
+    let a = ok_json(&sim(&dir.join("a.redb"), &args));
+    let b = ok_json(&sim(&dir.join("b.redb"), &args));
+    assert_eq!(a["result"], "proven", "{a}");
+    assert_eq!(fingerprint(&a), fingerprint(&b));
+    let s = &a["sim"];
+    assert_eq!(s["workers"], 4, "{s}");
+    assert_eq!(s["rate_nodes_per_s"], 1e6, "{s}");
+    assert_eq!(s["latency_s"], 0.5, "{s}");
+    assert_eq!(s["rate_measured"], false, "{s}");
+    let jobs = s["jobs"].as_u64().unwrap();
+    assert!(jobs >= 4, "{s}");
+    // Every job took its latency; four workers at most at a time.
+    let virtual_s = s["virtual_s"].as_f64().unwrap();
+    assert!(virtual_s >= 0.5 * jobs as f64 / 4.0, "{s}");
+    let busy = s["busy_fraction"].as_f64().unwrap();
+    assert!(busy > 0.0 && busy <= 1.0, "{s}");
+    // The job nodes are the jobs' own counts (none cancelled part-way
+    // here, or fewer).
+    let each: u64 = a["report"]["each"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["nodes"].as_u64().unwrap())
+        .sum();
+    assert!(s["job_nodes"].as_u64().unwrap() >= each, "{s}");
+    // The proof in the store certifies.
+    let v = Command::new(EXE)
+        .arg("verify")
+        .arg("--db")
+        .arg(dir.join("a.redb"))
+        .arg("d4")
+        .output()
+        .unwrap();
+    assert_eq!(
+        v.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&v.stdout),
+        String::from_utf8_lossy(&v.stderr)
+    );
+    // With a baseline, the speedup is one process's time at the rate
+    // over the virtual time.
+    let c = ok_json(&sim(
+        &dir.join("c.redb"),
+        &[&args[..], &["--sim-baseline", "10k"]].concat(),
+    ));
+    let sc = &c["sim"];
+    let speedup = sc["speedup"].as_f64().unwrap();
+    assert!(
+        (speedup - 0.01 / sc["virtual_s"].as_f64().unwrap()).abs() < 1e-9,
+        "{sc}"
+    );
+    assert_eq!(sc["baseline_nodes"], 10_000, "{sc}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn more_workers_take_less_virtual_time_on_the_same_jobs_budget() {
+    let dir = temp_dir("more");
+    let one = ok_json(&sim(
+        &dir.join("one.redb"),
+        &["--jobs", "1", "--sim-rate", "1M", "--sim-latency", "1"],
+    ));
+    let eight = ok_json(&sim(
+        &dir.join("eight.redb"),
+        &["--jobs", "8", "--sim-rate", "1M", "--sim-latency", "1"],
+    ));
+    // One worker: every job one after the other, each its latency and
+    // its nodes at the rate.
+    let s1 = &one["sim"];
+    let expect = s1["jobs"].as_f64().unwrap() * 1.0 + s1["job_nodes"].as_f64().unwrap() / 1e6;
+    assert!(
+        (s1["virtual_s"].as_f64().unwrap() - expect).abs() < 1e-6,
+        "{s1}"
+    );
+    assert!(
+        eight["sim"]["virtual_s"].as_f64().unwrap() < s1["virtual_s"].as_f64().unwrap(),
+        "{} against {s1}",
+        eight["sim"]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_simulation_settings_are_usage_errors_naming_the_option() {
+    let dir = temp_dir("bad");
+    let db = dir.join("t.redb");
+    for (args, named) in [
+        (&["--jobs", "4", "--sim-rate", "0"][..], "--sim-rate"),
+        (&["--jobs", "4", "--sim-rate=-5"][..], "--sim-rate"),
+        (&["--jobs", "4", "--sim-rate", "fast"][..], "--sim-rate"),
+        (
+            &["--jobs", "4", "--sim-rate", "1M", "--sim-latency=-1"][..],
+            "--sim-latency",
+        ),
+        (&["--jobs", "1000000", "--sim-rate", "1M"][..], "--jobs"),
+        (&["--jobs", "0", "--sim-rate", "1M"][..], "--jobs"),
+        (&["--sim-rate", "1M"][..], "--jobs"),
+    ] {
+        let o = sim(&db, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(named), "{args:?}: {err}");
+    }
+    // A --sim-* option with another executor would be ignored: refused.
+    let o = Command::new(EXE)
+        .arg("prove")
+        .arg("--db")
+        .arg(&db)
+        .args([
+            "--jobs",
+            "2",
+            "--executor",
+            "threads",
+            "--sim-rate",
+            "1M",
+            "d4",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--sim-rate") && err.contains("--executor sim"),
+        "{err}"
+    );
+    assert!(
+        !db.exists() && !dir.join("t.redb.jobs").exists(),
+        "nothing made for a refused command"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
