@@ -978,9 +978,10 @@ fn a_run_state_file_outlives_the_store() {
     assert_eq!(v["result"], "proven");
     assert_eq!(v["report"]["resumed"], true);
     assert_certified(&dir, &["e3", "g6"]);
-    // The store holds the tree now: the file is not read again.
+    // The store holds the tree now: the file is read for its table
+    // entries only.
     let o = run(&[], &["e3", "g6"]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("is not read, only written"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is read only for its table entries"));
     // Another line, a fresh store: refused, naming the file's line.
     std::fs::remove_file(&db).unwrap();
     let o = run(&[], &["e3", "d5"]);
