@@ -26,6 +26,7 @@
 //!   move codes): names and codes only, no rules logic.
 pub mod check;
 pub mod cli;
+pub mod export;
 pub mod fasthash;
 pub mod fsutil;
 pub mod jobs;

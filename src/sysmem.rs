@@ -1,10 +1,11 @@
 //! How much memory this process may use: the machine's (`MemTotal` in
 //! `/proc/meminfo`) or, when smaller, the limit of its control group (a
 //! container's, or a Slurm job's `--mem`), cgroup v2 or v1; and how much
-//! is available now. A leaf utility: `prove` refuses a `--memory` above
-//! them, and a job clamps its table to them, instead of being killed by
-//! the kernel once the table fills (a table of threads is touched whole
-//! at the start).
+//! is available now; and the one policy for a transposition table's size
+//! on this machine ([`table_limit`]): `prove` refuses a `--memory` above
+//! it, and a job (whose file comes from a master elsewhere) clamps its
+//! table to it, instead of being killed by the kernel once the table fills
+//! (a table of threads is touched whole at the start).
 
 use std::path::Path;
 
@@ -86,6 +87,68 @@ fn cgroup_limit(text: &str, root: &Path) -> Option<u64> {
     best
 }
 
+/// The most a transposition table may have on this machine, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableLimit {
+    /// The limit, bytes.
+    pub bytes: u64,
+    /// What it is a part of: the machine's (or control group's) memory,
+    /// or, for a table of threads, what is available now.
+    pub of: LimitOf,
+}
+
+/// What a [`TableLimit`] is a part of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitOf {
+    /// 7/8 of the machine's (or control group's) memory of this many
+    /// bytes: one thread's table grows as it fills, and the rest is for
+    /// the process, the store's cache and the system.
+    Machine(u64),
+    /// 3/4 of the bytes available now: a table of threads is touched whole
+    /// at the start.
+    Available(u64),
+}
+
+/// The largest table for a search of `threads` threads on a machine (or
+/// control group) of `usable` bytes with `available` free now (see
+/// [`LimitOf`]); `None` when the machine's memory cannot be read.
+pub fn table_limit(
+    threads: usize,
+    usable: Option<u64>,
+    available: Option<u64>,
+) -> Option<TableLimit> {
+    if threads > 1 {
+        available.map(|a| TableLimit {
+            bytes: a / 4 * 3,
+            of: LimitOf::Available(a),
+        })
+    } else {
+        usable.map(|u| TableLimit {
+            bytes: u / 8 * 7,
+            of: LimitOf::Machine(u),
+        })
+    }
+}
+
+impl std::fmt::Display for TableLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.of {
+            LimitOf::Machine(u) => write!(
+                f,
+                "{} (7/8 of this machine's {}; the table grows as it fills)",
+                human(self.bytes),
+                human(u)
+            ),
+            LimitOf::Available(a) => write!(
+                f,
+                "{} (3/4 of the {} available now; a table of threads is allocated whole at the start)",
+                human(self.bytes),
+                human(a)
+            ),
+        }
+    }
+}
+
 /// `bytes` as a short size for messages (`23.5 GiB`, `512 MiB`).
 pub fn human(bytes: u64) -> String {
     let gib = bytes as f64 / (1u64 << 30) as f64;
@@ -142,5 +205,26 @@ mod tests {
             assert!(usable_bytes().is_some_and(|b| b >= 64 << 20));
             assert!(available_bytes().is_some_and(|b| b <= usable_bytes().unwrap()));
         }
+    }
+
+    #[test]
+    fn a_table_is_limited_by_the_machine_or_by_what_is_free() {
+        const G: u64 = 1 << 30;
+        // One thread: its table grows as it fills, up to 7/8 of the machine.
+        let one = table_limit(1, Some(24 * G), Some(4 * G)).unwrap();
+        assert_eq!(one.bytes, 21 * G);
+        assert_eq!(one.of, LimitOf::Machine(24 * G));
+        // Threads: touched whole at the start, so 3/4 of what is free.
+        assert_eq!(
+            table_limit(4, Some(24 * G), Some(4 * G)).unwrap().bytes,
+            3 * G
+        );
+        // Nothing known, nothing limited.
+        assert_eq!(table_limit(1, None, None), None);
+        assert_eq!(table_limit(2, Some(24 * G), None), None);
+        assert!(
+            one.to_string()
+                .starts_with("21.0 GiB (7/8 of this machine's 24.0 GiB")
+        );
     }
 }

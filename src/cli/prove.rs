@@ -1,10 +1,10 @@
 //! `antiproof prove`: prove a forced win for a line and store its solution
 //! tree. See docs/prove.md.
 
+use super::ladder::Rungs;
 use super::out::outln;
 use super::values::{self, Limit, MemorySize};
 use crate::rules::{Color, Move, Position};
-use crate::search::ladder::Rungs;
 use crate::search::run::{self, Job};
 use crate::search::{Config, Limits, Progress, ProgressFn, ProveReport, ProveResult};
 use crate::store::Store;
@@ -205,32 +205,29 @@ fn check_memory(args: &ProveArgs) -> anyhow::Result<()> {
 }
 
 /// Why a table of `memory` for `threads` search threads does not fit a
-/// machine of `usable` bytes with `available` free now (see
-/// [`check_memory`]); `None` when it fits or the machine cannot tell.
+/// machine of `usable` bytes with `available` free now: over
+/// [`crate::sysmem::table_limit`], the one policy a job clamps its table
+/// to; `None` when it fits or the machine cannot tell.
 fn memory_refusal(
     memory: MemorySize,
     threads: usize,
     usable: Option<u64>,
     available: Option<u64>,
 ) -> Option<String> {
-    if let Some(usable) = usable
-        && memory.0 > usable
-    {
-        return Some(format!(
-            "--memory {memory}: more than this machine has ({}); the table would grow past it and the kernel would kill the search",
-            crate::sysmem::human(usable)
-        ));
+    let limit = crate::sysmem::table_limit(threads, usable, available)?;
+    if memory.0 <= limit.bytes {
+        return None;
     }
-    if threads > 1
-        && let Some(free) = available
-        && memory.0 > free
-    {
-        return Some(format!(
-            "--memory {memory} with {threads} threads: their shared table is allocated whole at the start, and this machine has {} available now",
-            crate::sysmem::human(free)
-        ));
-    }
-    None
+    Some(match limit.of {
+        crate::sysmem::LimitOf::Machine(_) => format!(
+            "--memory {memory}: more than this machine has for a table, {limit}; past it the kernel would kill the search"
+        ),
+        crate::sysmem::LimitOf::Available(_) => {
+            format!(
+                "--memory {memory} with {threads} threads: more than their table may have, {limit}"
+            )
+        }
+    })
 }
 
 /// Refuses a store, or a saved table beside it, that is one of the run's
@@ -904,16 +901,19 @@ mod tests {
         // Past the machine: refused, threads or not.
         let why = memory_refusal(m(32), 1, Some(24 * G), Some(20 * G)).unwrap();
         assert!(
-            why.contains("--memory 32G: more than this machine has (24.0 GiB)"),
+            why.contains("--memory 32G: more than this machine has for a table, 21.0 GiB (7/8 of this machine's 24.0 GiB"),
             "{why}"
         );
+        // The same policy a job clamps its table to: 7/8 of the machine.
+        assert!(memory_refusal(m(22), 1, Some(24 * G), Some(20 * G)).is_some());
+        assert_eq!(memory_refusal(m(21), 1, Some(24 * G), Some(20 * G)), None);
         // One thread grows its table as it fills: what is free now does
         // not matter.
         assert_eq!(memory_refusal(m(16), 1, Some(24 * G), Some(4 * G)), None);
         // Threads touch theirs whole at the start.
         let why = memory_refusal(m(16), 2, Some(24 * G), Some(4 * G)).unwrap();
         assert!(
-            why.contains("with 2 threads") && why.contains("4.0 GiB available"),
+            why.contains("with 2 threads") && why.contains("the 4.0 GiB available now"),
             "{why}"
         );
         assert_eq!(memory_refusal(m(2), 2, Some(24 * G), Some(4 * G)), None);

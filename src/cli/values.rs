@@ -256,7 +256,7 @@ pub fn check_color(s: &str) -> Result<shakmaty::Color, String> {
 }
 
 /// A selection of ladder rungs (`1-10`, `1,3,6-8`).
-pub fn rungs(s: &str) -> Result<crate::search::ladder::Rungs, String> {
+pub fn rungs(s: &str) -> Result<super::ladder::Rungs, String> {
     s.parse()
 }
 

@@ -136,7 +136,7 @@ pub fn run(mut args: VerifyArgs) -> anyhow::Result<u8> {
                 shakmaty::Color::White => crate::rules::Color::White,
                 shakmaty::Color::Black => crate::rules::Color::Black,
             });
-            match super::export::stored_tree_bytes(&reader, rule_set, start, &args.moves, winner)? {
+            match stored_tree_bytes(&reader, rule_set, start, &args.moves, winner)? {
                 Ok(bytes) => Some(WinTree::from_vec(bytes).with_context(|| {
                     format!("the proof stored in {} as a win tree", path.display())
                 })?),
@@ -577,5 +577,46 @@ impl Drop for Progress {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+/// The stored proof at the line `moves` from `start` as the bytes of the
+/// win-tree file `export` writes of it (no size table), for `verify --db`
+/// under the fifty-move rule. `Ok(Err(why))`: no proof there, or a broken
+/// one (the line named).
+fn stored_tree_bytes(
+    reader: &crate::store::StoreReader,
+    rule_set: crate::vocab::RuleSet,
+    start: crate::rules::Position,
+    moves: &[String],
+    winner: Option<crate::rules::Color>,
+) -> anyhow::Result<Result<Vec<u8>, String>> {
+    let (root, line) = start
+        .play_line(moves)
+        .map_err(|e| anyhow::anyhow!("bad move at {e}"))?;
+    let winner = match winner {
+        Some(w) => w,
+        None => match crate::export::stored_winner(reader, rule_set, &root)? {
+            Some(w) => w,
+            None => {
+                return Ok(Err(format!(
+                    "no proof in the store at this line under {}",
+                    rule_set.describe()
+                )));
+            }
+        },
+    };
+    let source = crate::export::Source {
+        rule_set,
+        winner,
+        start,
+        line,
+        merge: None,
+        expand: None,
+    };
+    match crate::export::tree_bytes(reader, &source) {
+        Ok(bytes) => Ok(Ok(bytes)),
+        Err(e @ crate::export::ExportError::Broken { .. }) => Ok(Err(e.to_string())),
+        Err(e) => Err(e.into()),
     }
 }

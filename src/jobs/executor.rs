@@ -1,10 +1,14 @@
 //! Where jobs run: [`Local`] worker processes on this machine, [`Threads`]
-//! in this process, or [`Slurm`] batch jobs (`sbatch`, watched with `squeue`)
-//! (and a simulated cluster, [`super::sim::Sim`]). Both run a
-//! worker command (by default this executable's `job run`) with the job
-//! file as its last argument, its output in `JOB.log`; the master learns
-//! that a job ended when its worker is gone, and reads the result file
-//! the worker left (or finds none: the job is re-queued).
+//! in this process, or [`Slurm`] batch jobs (`sbatch`, watched with
+//! `squeue`); a simulated cluster, [`super::sim::Sim`], is in its own
+//! module. `Local` and `Slurm` run a worker command (by default this
+//! executable's `job run`) with the job file as its last argument, its
+//! output in `JOB.log`; `Threads` runs the same job in a thread. The
+//! master learns that a job ended when its worker is gone, and reads the
+//! result file the worker left (or finds none: the job is re-queued).
+//! Each executor says what its jobs can share ([`Executor::shares_table`],
+//! [`Executor::in_process`]) and what a job's start costs
+//! ([`Executor::min_job_nodes`]): adding one is a type here and its flag.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -87,6 +91,24 @@ pub trait Executor {
     fn simulated(&self) -> Option<super::sim::SimFigures> {
         None
     }
+    /// Whether the jobs can share one table file with each other (they
+    /// all run on the master's machine): the master then makes one and
+    /// names it in every job file (`--no-shared-table` aside).
+    fn shares_table(&self) -> bool {
+        false
+    }
+    /// Whether the jobs run as threads of the master's process (the
+    /// shared table then lives in its memory, mapped once).
+    fn in_process(&self) -> bool {
+        false
+    }
+    /// The fewest nodes a job is worth when the first jobs get
+    /// `job_nodes`: what a job's start costs, in nodes of search. A
+    /// process that maps its table costs about a search of tens of
+    /// thousands of nodes.
+    fn min_job_nodes(&self, job_nodes: u64) -> u64 {
+        job_nodes / 10
+    }
 }
 
 /// The worker command: a program and its first arguments.
@@ -139,6 +161,10 @@ pub fn log_path(job: &Path) -> PathBuf {
 }
 
 impl Executor for Local {
+    fn shares_table(&self) -> bool {
+        true
+    }
+
     fn submit(&mut self, job: &Path) -> Result<(), ExecError> {
         // Never through a link or into a file the master did not make:
         // the names in a work directory are guessable, and a link there
@@ -265,6 +291,19 @@ impl Default for Threads {
 }
 
 impl Executor for Threads {
+    fn shares_table(&self) -> bool {
+        true
+    }
+
+    fn in_process(&self) -> bool {
+        true
+    }
+
+    /// A thread's start costs little: a hundredth of the first budget.
+    fn min_job_nodes(&self, job_nodes: u64) -> u64 {
+        job_nodes / 100
+    }
+
     fn submit(&mut self, job: &Path) -> Result<(), ExecError> {
         let stop = Arc::new(AtomicBool::new(false));
         let (path, flag, tx) = (job.to_path_buf(), stop.clone(), self.done_tx.clone());

@@ -3,7 +3,8 @@
 //! The master keeps the upper proof tree in the store ([`top`]) and hands
 //! its most-proving frontier leaves out as jobs ([`job`]: a small file
 //! any engine can run; [`run`] is ours) on an [`executor`] (worker
-//! processes here, or Slurm). Nothing a worker returns is trusted: every
+//! processes here, threads of this process, or Slurm; or [`sim`], a
+//! simulated cluster). Nothing a worker returns is trusted: every
 //! certificate is certified by the independent checker before its
 //! positions enter the store ([`merge`]). [`master`] is the loop.
 //!
@@ -14,8 +15,10 @@
 //! * [`top`]: the top tree in the store;
 //! * [`merge`]: checking a result and turning its certificate into
 //!   records;
-//! * [`executor`]: local worker processes and Slurm;
+//! * [`executor`]: local worker processes, threads and Slurm;
 //! * [`sim`]: a simulated cluster of P workers in virtual time;
+//! * [`state`]: the run state a later session resumes from on another
+//!   machine (`--state FILE`);
 //! * [`master`]: the master loop.
 
 pub mod executor;

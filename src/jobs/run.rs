@@ -32,7 +32,7 @@ pub enum RunJobError {
     /// The search failed.
     Search(SearchError),
     /// The proof could not be exported.
-    Export(String),
+    Export(crate::export::ExportError),
     /// The result or certificate could not be written.
     Write(PathBuf, std::io::Error),
     /// An output is refused: it is the job file, its shared table, or a
@@ -56,41 +56,29 @@ impl fmt::Display for RunJobError {
     }
 }
 
+// Display names each cause itself, so no `source()` (it would be
+// printed twice).
 impl std::error::Error for RunJobError {}
 
 /// The table a job may have (`asked`, its `memory_bytes`), said on stderr
-/// (the job's log) when it is clamped. A job file comes from a master on
-/// another machine, so its size is a wish, not a command: a table past
-/// the machine's memory would get the worker killed once it filled, its
-/// job lost.
+/// (the job's log) when it is clamped to [`crate::sysmem::table_limit`]. A
+/// job file comes from a master on another machine, so its size is a
+/// wish, not a command: a table past the machine's memory would get the
+/// worker killed once it filled, its job lost.
 fn table_bytes(id: &str, asked: u64, threads: u32) -> u64 {
-    let cap = table_cap(
-        threads,
+    let limit = crate::sysmem::table_limit(
+        threads as usize,
         crate::sysmem::usable_bytes(),
         crate::sysmem::available_bytes(),
     );
-    match cap {
-        Some(cap) if asked > cap => {
+    match limit {
+        Some(limit) if asked > limit.bytes => {
             eprintln!(
-                "antiproof: job {id}: memory_bytes {asked} is more than this machine has for it: its table is limited to {}",
-                crate::sysmem::human(cap)
+                "antiproof: job {id}: memory_bytes {asked} is more than this machine has for it: its table is limited to {limit}"
             );
-            cap
+            limit.bytes
         }
         _ => asked,
-    }
-}
-
-/// The largest table for a job of `threads` threads on a machine (or
-/// control group) of `usable` bytes with `available` free now: 7/8 of
-/// `usable` for one thread (its table grows as it fills), 3/4 of
-/// `available` for more (their shared table is touched whole at the
-/// start). `None` when the machine's memory cannot be read.
-fn table_cap(threads: u32, usable: Option<u64>, available: Option<u64>) -> Option<u64> {
-    if threads > 1 {
-        available.map(|a| a / 4 * 3)
-    } else {
-        usable.map(|u| u / 8 * 7)
     }
 }
 
@@ -237,34 +225,26 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
     Ok(result)
 }
 
-/// Exports the proof of the job's root from its store `db` to `out` with
-/// `antiproof export`'s library path (in this process).
+/// Exports the proof of the job's root from its store `db` to `out` (a
+/// win-tree file with its size table, the job's root as its start and no
+/// prolog), as `antiproof export --fen ROOT` writes it.
 fn export(db: &Path, job: &Job, out: &Path) -> Result<(), RunJobError> {
-    let words: Vec<String> = [
-        "antiproof",
-        "export",
-        "--db",
-        &db.to_string_lossy(),
-        "--rules",
-        job.rules.name(),
-        "--winner",
-        &job.file.winner,
-        "--fen",
-        &job.file.root_fen,
-        "-o",
-        &out.to_string_lossy(),
-        "--quiet",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    match crate::cli::run_words(&words) {
-        Ok(crate::cli::EXIT_OK) => Ok(()),
-        Ok(code) => Err(RunJobError::Export(format!(
-            "export exited with status {code}"
-        ))),
-        Err(e) => Err(RunJobError::Export(format!("{e:#}"))),
-    }
+    let store = Store::open_read_only(db).map_err(RunJobError::Store)?;
+    let reader = store.reader().map_err(RunJobError::Store)?;
+    let inputs = [db];
+    crate::fsutil::check_output(out, OutputKind::WinTree, &inputs).map_err(RunJobError::Output)?;
+    let source = crate::export::Source {
+        rule_set: crate::vocab::RuleSet::new(job.rules, false),
+        winner: job.winner,
+        start: job.root,
+        line: Vec::new(),
+        merge: None,
+        expand: None,
+    };
+    let walked = crate::export::walk(&reader, &source).map_err(RunJobError::Export)?;
+    crate::export::write(&walked, &crate::export::one_file(out, &inputs))
+        .map_err(RunJobError::Export)?;
+    Ok(())
 }
 
 /// Removes a job's store and anything the search left beside it.
@@ -275,22 +255,5 @@ fn remove_store(db: &Path) {
         with_suffix(db, ".table-endgame"),
     ] {
         let _ = std::fs::remove_file(p);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::table_cap;
-
-    #[test]
-    fn a_job_table_is_capped_by_the_machine() {
-        const G: u64 = 1 << 30;
-        // One thread: its table grows as it fills, up to 7/8 of the machine.
-        assert_eq!(table_cap(1, Some(24 * G), Some(4 * G)), Some(21 * G));
-        // Threads: touched whole at the start, so 3/4 of what is free.
-        assert_eq!(table_cap(4, Some(24 * G), Some(4 * G)), Some(3 * G));
-        // Nothing known, nothing capped.
-        assert_eq!(table_cap(1, None, None), None);
-        assert_eq!(table_cap(2, Some(24 * G), None), None);
     }
 }

@@ -18,8 +18,7 @@
 //! * `walk`: walking a stored proof for exact figures;
 //! * `report`: progress reports, the final report, errors;
 //! * [`run`]: the search policy of the command line (the search thread,
-//!   the stop flag on signals, the saved-tt files);
-//! * [`ladder`]: the ladder benchmark.
+//!   the stop flag on signals, the saved-tt files).
 //!
 //! [`Prover`] (`prover`) orchestrates one run.
 //!
@@ -35,7 +34,6 @@ mod dfpn;
 mod extract;
 mod frontier;
 pub mod guide;
-pub mod ladder;
 mod prover;
 mod report;
 pub mod run;

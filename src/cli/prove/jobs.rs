@@ -479,19 +479,12 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         },
         stop: Some(crate::search::run::stop_flag()),
         // Simulated workers have tables of their own, as Slurm jobs do.
-        shared_tt: (!matches!(many.executor, ExecutorKind::Slurm | ExecutorKind::Sim)
-            && !many.no_shared_table)
-            .then(shared_table_path),
-        in_process: many.executor == ExecutorKind::Threads,
+        shared_tt: (exec.shares_table() && !many.no_shared_table).then(shared_table_path),
+        in_process: exec.in_process(),
         focus: many.job_focus,
         state,
         tt_seed,
-        // A job's start-up (a process, its table mapped) costs about a
-        // search of tens of thousands of nodes; a thread's, little.
-        min_nodes: match many.executor {
-            ExecutorKind::Threads => many.job_nodes / 100,
-            _ => many.job_nodes / 10,
-        },
+        min_nodes: exec.min_job_nodes(many.job_nodes),
     };
     let show = io::stderr().is_terminal() && !args.json;
     let mut show_status = |s: &Status| {

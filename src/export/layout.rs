@@ -1,44 +1,50 @@
-//! How `export` lays out the written DAG as files: one win-tree file, or
-//! (`--split-above`) one a reply of the loser wherever a file would be
+//! How an export lays out the written DAG as files: one win-tree file, or
+//! (a split size) one a reply of the loser wherever a file would be
 //! larger; zstd-compressed for a `.zst` name.
 
+use super::ExportError;
 use crate::rules::{Color, Move, Position};
 use crate::wintree::{MoveCode, ProofDag, WriteOptions, compressed, write_tree};
-use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
 
 /// How the written DAG becomes files: the format options, compression
 /// and the split size.
-pub(super) struct Layout<'a> {
-    pub(super) opts: WriteOptions,
+pub struct Layout<'a> {
+    /// The win-tree format's options.
+    pub opts: WriteOptions,
     /// zstd level, for a `.zst` output.
-    pub(super) zstd: Option<i32>,
-    /// `--split-above`, bytes.
-    pub(super) split_above: Option<u64>,
-    pub(super) winner: Color,
-    pub(super) output: &'a std::path::Path,
+    pub zstd: Option<i32>,
+    /// The split size (`--split-above`), bytes.
+    pub split_above: Option<u64>,
+    /// The file to write (the whole proof's; a split's parts are named
+    /// after it).
+    pub output: &'a std::path::Path,
     /// The export's inputs, which no part may overwrite.
-    pub(super) inputs: &'a [&'a std::path::Path],
+    pub inputs: &'a [&'a std::path::Path],
 }
 
 /// One file written.
-pub(super) struct Part {
-    pub(super) path: PathBuf,
+pub struct Part {
+    /// The file.
+    pub path: PathBuf,
     /// The DAG node at its root.
-    pub(super) node: usize,
+    pub node: usize,
     /// SAN moves from the export's root to the part's root (empty: the
     /// whole proof).
-    pub(super) suffix: Vec<String>,
-    pub(super) slots: u32,
-    pub(super) transpositions: u32,
-    pub(super) size_entries: usize,
+    pub suffix: Vec<String>,
+    /// Node slots written.
+    pub slots: u32,
+    /// Of which transposition pointers.
+    pub transpositions: u32,
+    /// Entries of the size table.
+    pub size_entries: usize,
     /// Bytes before compression.
-    pub(super) raw_len: usize,
+    pub raw_len: usize,
     /// Bytes of the file.
-    pub(super) len: usize,
+    pub len: usize,
     /// Over `--split-above`, but with no reply to split at.
-    pub(super) too_large: bool,
+    pub too_large: bool,
 }
 
 /// The most files one export writes.
@@ -79,25 +85,27 @@ impl Layout<'_> {
     /// Lays out the proof below `node` (position `pos`, reached by
     /// `prolog` from the start and `suffix` from the export's root) as one
     /// file, or, where that is over the split size, as one a reply.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn parts(
         &self,
         dag: &ProofDag,
         node: usize,
         pos: &Position,
+        winner: Color,
         prolog: &mut Vec<MoveCode>,
         suffix: &mut Vec<String>,
         out: &mut Vec<Part>,
-    ) -> anyhow::Result<()> {
+    ) -> Result<(), ExportError> {
         if out.len() == MAX_PARTS {
-            anyhow::bail!(
-                "--split-above {}: the proof would need more than {MAX_PARTS} files; give a larger size",
-                self.split_above.unwrap_or(0)
-            );
+            return Err(ExportError::TooManyParts {
+                split_above: self.split_above.unwrap_or(0),
+                max: MAX_PARTS,
+            });
         }
         let written = write_tree(dag, node, prolog, &self.opts)?;
         let fits = |len: u64| self.split_above.is_none_or(|l| len <= l);
         // Where the loser moves: here, or after the winner's one move.
-        let (first, at, at_pos) = if pos.turn() == self.winner {
+        let (first, at, at_pos) = if pos.turn() == winner {
             match dag.nodes[node].children.first() {
                 Some(&(code, child)) => {
                     let m = move_of(pos, code)?;
@@ -108,19 +116,23 @@ impl Layout<'_> {
         } else {
             (None, node, *pos)
         };
-        let can_split = at_pos.turn() != self.winner && !dag.nodes[at].children.is_empty();
+        let can_split = at_pos.turn() != winner && !dag.nodes[at].children.is_empty();
         let raw = written.bytes.len() as u64;
         let surely_too_large = self.split_above.is_some_and(|l| raw / SURELY_TOO_LARGE > l);
         if !(can_split && surely_too_large) {
             let bytes = match self.zstd {
-                Some(level) => compressed::zstd_bytes(&written.bytes, level)
-                    .context("cannot compress the win-tree file")?,
+                Some(level) => {
+                    compressed::zstd_bytes(&written.bytes, level).map_err(|e| ExportError::Io {
+                        what: "cannot compress the win-tree file".into(),
+                        source: e,
+                    })?
+                }
                 None => written.bytes.clone(),
             };
             if !can_split || fits(bytes.len() as u64) {
                 let path = self.path_of(suffix);
                 if !suffix.is_empty() {
-                    super::super::check_output(
+                    crate::fsutil::check_output(
                         &path,
                         crate::fsutil::OutputKind::WinTree,
                         self.inputs,
@@ -129,8 +141,12 @@ impl Layout<'_> {
                 // Atomically: a reader (`serve` with the old file mapped)
                 // keeps the old file until it lets go; a failed write
                 // leaves it as is.
-                crate::fsutil::write_atomic(&path, |f| f.write_all(&bytes))
-                    .with_context(|| format!("cannot write {}", path.display()))?;
+                crate::fsutil::write_atomic(&path, |f| f.write_all(&bytes)).map_err(|e| {
+                    ExportError::Io {
+                        what: format!("cannot write {}", path.display()),
+                        source: e,
+                    }
+                })?;
                 out.push(Part {
                     path,
                     node,
@@ -154,7 +170,7 @@ impl Layout<'_> {
             let m = move_of(&at_pos, code)?;
             prolog.push(code);
             suffix.push(at_pos.san(m));
-            self.parts(dag, child, &at_pos.play(m), prolog, suffix, out)?;
+            self.parts(dag, child, &at_pos.play(m), winner, prolog, suffix, out)?;
             prolog.pop();
             suffix.pop();
         }
@@ -167,12 +183,12 @@ impl Layout<'_> {
 }
 
 /// The legal move a code of the written DAG names.
-fn move_of(pos: &Position, code: MoveCode) -> anyhow::Result<Move> {
+fn move_of(pos: &Position, code: MoveCode) -> Result<Move, ExportError> {
     crate::rules::move_of_code(pos, code).ok_or_else(|| {
-        anyhow::anyhow!(
-            "internal error: the proof's move {} is not legal at {}",
+        ExportError::Internal(format!(
+            "the proof's move {} is not legal at {}",
             code.uci(),
             pos.to_fen()
-        )
+        ))
     })
 }

@@ -1,9 +1,12 @@
-//! `antiproof prove --ladder`: the ladder benchmark's table (the runs are
-//! in `crate::search::ladder`).
+//! `antiproof prove --ladder`: the ladder benchmark's table (the rungs and
+//! the child processes that run them are in [`rungs`]).
 
 use super::prove::ProveArgs;
 use super::{EXIT_ERROR, EXIT_OK};
-use crate::search::ladder::{LADDER, Ladder};
+mod rungs;
+
+pub(crate) use rungs::Rungs;
+use rungs::{LADDER, Ladder};
 use std::io::Write;
 
 /// `--ladder`: each rung in a child process (clean peak memory) with a

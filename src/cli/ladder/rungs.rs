@@ -284,7 +284,7 @@ mod tests {
 
     #[test]
     fn the_rungs_are_those_of_docs_ladder_md() {
-        let doc = include_str!("../../docs/ladder.md");
+        let doc = include_str!("../../../docs/ladder.md");
         let rungs = table(doc, "| rung | line | winner | known first winning move |");
         let first = table(
             doc,
