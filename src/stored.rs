@@ -92,7 +92,7 @@ impl<R: RecordLookup + ?Sized> RecordLookup for &R {
 
 /// What the store says at one position.
 #[derive(Clone, Debug)]
-pub enum Node {
+pub enum StoredNode {
     /// The game is over here (the outcome under the reader's rules).
     GameEnd(Outcome),
     /// A `Win` record: the side to move wins with this (legal) move.
@@ -115,15 +115,15 @@ pub enum Node {
     Missing,
 }
 
-impl Node {
+impl StoredNode {
     /// The side this node says wins, when it says one: the mover at a
     /// `Win`, the other side at a `Loss`, the winner of a finished game.
     pub fn winner(&self, pos: &Position) -> Option<Color> {
         match self {
-            Node::GameEnd(o) => o.winner(),
-            Node::Win { .. } => Some(pos.turn()),
-            Node::Loss { .. } => Some(!pos.turn()),
-            Node::TableSized | Node::Missing => None,
+            StoredNode::GameEnd(o) => o.winner(),
+            StoredNode::Win { .. } => Some(pos.turn()),
+            StoredNode::Loss { .. } => Some(!pos.turn()),
+            StoredNode::TableSized | StoredNode::Missing => None,
         }
     }
 
@@ -131,8 +131,8 @@ impl Node {
     /// one move, every reply of the loser, none at a leaf.
     pub fn moves(&self, pos: &Position) -> Vec<Move> {
         match self {
-            Node::Win { mv, .. } => vec![*mv],
-            Node::Loss { .. } => pos.legal_moves().to_vec(),
+            StoredNode::Win { mv, .. } => vec![*mv],
+            StoredNode::Loss { .. } => pos.legal_moves().to_vec(),
             _ => Vec::new(),
         }
     }
@@ -140,7 +140,7 @@ impl Node {
     /// The record, if the store holds one here.
     pub fn record(&self) -> Option<&Record> {
         match self {
-            Node::Win { record, .. } | Node::Loss { record, .. } => Some(record),
+            StoredNode::Win { record, .. } | StoredNode::Loss { record, .. } => Some(record),
             _ => None,
         }
     }
@@ -232,15 +232,15 @@ impl<R: RecordLookup> StoredProof<R> {
     /// What the store says at `pos`, as it stands (no winner assumed).
     /// `Err(Ok(Broken::IllegalMove))` is a `Win` record whose move is not
     /// legal here.
-    pub fn node(&self, pos: &Position) -> Result<Result<Node, Broken>, StoreError> {
+    pub fn node(&self, pos: &Position) -> Result<Result<StoredNode, Broken>, StoreError> {
         if let Some(o) = pos.outcome(self.rules) {
-            return Ok(Ok(Node::GameEnd(o)));
+            return Ok(Ok(StoredNode::GameEnd(o)));
         }
         let Some(record) = self.record(pos)? else {
             return Ok(Ok(if pos.men() <= MAX_MEN {
-                Node::TableSized
+                StoredNode::TableSized
             } else {
-                Node::Missing
+                StoredNode::Missing
             }));
         };
         Ok(match record.verdict {
@@ -251,11 +251,11 @@ impl<R: RecordLookup> StoredProof<R> {
                     .copied()
                     .find(|m| m.watkins_code().same_move(record.mv))
                 {
-                    Some(mv) => Ok(Node::Win { mv, record }),
+                    Some(mv) => Ok(StoredNode::Win { mv, record }),
                     None => Err(Broken::IllegalMove(record.mv)),
                 }
             }
-            Verdict::Loss => Ok(Node::Loss { record }),
+            Verdict::Loss => Ok(StoredNode::Loss { record }),
         })
     }
 
@@ -268,14 +268,14 @@ impl<R: RecordLookup> StoredProof<R> {
         &self,
         pos: &Position,
         winner: Color,
-    ) -> Result<Result<Node, Broken>, StoreError> {
+    ) -> Result<Result<StoredNode, Broken>, StoreError> {
         let node = match self.node(pos)? {
             Ok(n) => n,
             Err(b) => return Ok(Err(b)),
         };
         Ok(match &node {
-            Node::GameEnd(o) if *o != Outcome::Win(winner) => Err(Broken::NotWon(*o)),
-            Node::Win { record, .. } | Node::Loss { record, .. }
+            StoredNode::GameEnd(o) if *o != Outcome::Win(winner) => Err(Broken::NotWon(*o)),
+            StoredNode::Win { record, .. } | StoredNode::Loss { record, .. }
                 if node.winner(pos) != Some(winner) =>
             {
                 Err(Broken::WrongVerdict {
@@ -355,7 +355,7 @@ mod tests {
         m.insert(start.pack().0, win(e3));
         let p = StoredProof::new(m, Rules::International);
         match p.node_for(&start, Color::White).unwrap() {
-            Ok(Node::Win { mv, .. }) => assert!(mv.watkins_code().same_move(e3)),
+            Ok(StoredNode::Win { mv, .. }) => assert!(mv.watkins_code().same_move(e3)),
             n => panic!("{n:?}"),
         }
         assert!(matches!(
@@ -363,7 +363,7 @@ mod tests {
             Err(Broken::WrongVerdict { .. })
         ));
         let after = start.play(start.legal_moves()[0]);
-        assert!(matches!(p.node(&after).unwrap(), Ok(Node::Missing)));
+        assert!(matches!(p.node(&after).unwrap(), Ok(StoredNode::Missing)));
 
         let mut bad = HashMap::new();
         bad.insert(start.pack().0, win(MoveCode::from_uci("e2e5").unwrap()));

@@ -7,7 +7,7 @@ mod common;
 
 use antiproof::rules::{Color, Position};
 use antiproof::store::{Key, Record, Store, Verdict};
-use antiproof::stored::{Node, StoredProof};
+use antiproof::stored::{StoredNode, StoredProof};
 use antiproof::vocab::{FIFTY_MOVE_PLIES, MoveCode, RuleSet, Rules};
 use common::{antiproof, temp_dir};
 use std::collections::HashMap;
@@ -58,7 +58,7 @@ fn worst_clock(db: &Path, rules: RuleSet, root: &Position, winner: Color) -> u32
         best.insert(key, clock);
         let node = proof.node_for(&pos, winner).unwrap().unwrap();
         let moves = match node {
-            Node::GameEnd(_) => continue,
+            StoredNode::GameEnd(_) => continue,
             n => n.moves(&pos),
         };
         assert!(

@@ -7,7 +7,7 @@ mod common;
 use antiproof::rules::{Color, Position, Rules};
 use antiproof::store::{Key, Record, Store};
 use antiproof::web::source::{ProofSource, RecordSource, TreeSource};
-use antiproof::web::view::{self, Status};
+use antiproof::web::view::{self, ProofStatus};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -136,7 +136,7 @@ fn browse_loser_node_lists_every_legal_move() {
     let mut line = vec!["e2e4".to_string()];
     let choice = loop {
         let v = view::view(&src, Rules::International, &line).unwrap();
-        if v.status == Status::LoserToMove(Color::Black) && v.moves.len() > 1 {
+        if v.status == ProofStatus::LoserToMove(Color::Black) && v.moves.len() > 1 {
             break v;
         }
         line.push(
@@ -230,7 +230,7 @@ fn tree_bare_tree_and_store_agree_everywhere() {
             assert_eq!(va.status, vs.status, "{line:?}");
         }
         assert!(
-            !matches!(va.status, Status::Off | Status::Before),
+            !matches!(va.status, ProofStatus::Off | ProofStatus::Before),
             "{line:?}"
         );
         for m in &va.moves {
@@ -304,7 +304,7 @@ fn tree_rooted_at_the_start_position() {
     let t = TreeSource::new("start".into(), tree, Rules::International, None).unwrap();
     assert_eq!(t.winner(), Some(Color::White));
     let v = view::view(&t, Rules::International, &[] as &[&str]).unwrap();
-    assert_eq!(v.status, Status::WinnerToMove(Color::White));
+    assert_eq!(v.status, ProofStatus::WinnerToMove(Color::White));
     assert_eq!(
         v.json(),
         r#"{"game_over":false,"moves":[{"uci":"e2e3","san":"e3","nodes":34}]}"#
@@ -312,7 +312,7 @@ fn tree_rooted_at_the_start_position() {
     let v = view::view(&t, Rules::International, &["e3", "d5"]).unwrap();
     assert_eq!(v.moves[0].san, "Qg4");
     let v = view::view(&t, Rules::International, &["e4"]).unwrap();
-    assert_eq!(v.status, Status::Off);
+    assert_eq!(v.status, ProofStatus::Off);
 }
 
 #[test]

@@ -4,7 +4,7 @@ use super::EXIT_OK;
 use super::browse::SourceArgs;
 use super::values;
 use crate::web::App;
-use crate::web::http::{Limits, Server};
+use crate::web::http::{ServeLimits, Server};
 use anyhow::Context;
 use clap::Args;
 use std::io::Write;
@@ -51,13 +51,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
         eprintln!("antiproof serve: warning: {w}");
     }
     let app = Arc::new(app);
-    let limits = Limits {
+    let limits = ServeLimits {
         // The ranges above keep these small.
         threads: args.threads,
         max_connections: args.max_connections,
         request_timeout: Duration::from_secs(args.request_timeout),
         idle_timeout: Duration::from_secs(args.idle_timeout),
-        ..Limits::default()
+        ..ServeLimits::default()
     };
     let server = Server::bind(args.addr, limits, app.handler())
         .with_context(|| format!("binding {}", args.addr))?;

@@ -8,7 +8,7 @@
 use super::{ExportError, Source, Walked};
 use crate::rules::{Color, Move, Position};
 use crate::store::{Key, StoreReader};
-use crate::stored::{Node, StoredProof};
+use crate::stored::{StoredNode, StoredProof};
 use crate::tables::{Tables, Value};
 use crate::vocab::FIFTY_MOVE_PLIES;
 use crate::wintree::{MoveCode, NodeKind, ProofDag, WinTree};
@@ -153,11 +153,15 @@ impl Exporter<'_> {
         let loser_to_move = pos.turn() != self.winner;
         let moves: Vec<Move> = match self.proof.node_for(pos, self.winner)? {
             Err(b) => return Ok(Err(Broken(b.to_string()))),
-            Ok(n @ (Node::GameEnd(_) | Node::Win { .. } | Node::Loss { .. })) => n.moves(pos),
+            Ok(n @ (StoredNode::GameEnd(_) | StoredNode::Win { .. } | StoredNode::Loss { .. })) => {
+                n.moves(pos)
+            }
             // The loser's replies are all legal moves, record or not: the
             // winner's positions below say whether the proof goes on.
-            Ok(Node::TableSized | Node::Missing) if loser_to_move => pos.legal_moves().to_vec(),
-            Ok(Node::TableSized) => match self.expand {
+            Ok(StoredNode::TableSized | StoredNode::Missing) if loser_to_move => {
+                pos.legal_moves().to_vec()
+            }
+            Ok(StoredNode::TableSized) => match self.expand {
                 // The tables' line from here, on its own.
                 Some(t) => {
                     let r = self.expand_table(t, pos)?;
@@ -171,7 +175,7 @@ impl Exporter<'_> {
                     Vec::new()
                 }
             },
-            Ok(Node::Missing) => {
+            Ok(StoredNode::Missing) => {
                 return Ok(Err(Broken("no record for the winner's move".into())));
             }
         };

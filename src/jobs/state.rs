@@ -55,7 +55,7 @@ use super::top::{HEADER_ID, State, TopNode};
 use crate::rules::{Position, Rules};
 use crate::search::tt::{Tt, TtValue};
 use crate::store::{KEY_LEN, Key, RECORD_LEN, Record, Store, StoreError};
-use crate::stored::{Node, StoredProof};
+use crate::stored::{StoredNode, StoredProof};
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::fmt;
@@ -231,8 +231,8 @@ pub fn collect(
                 continue;
             }
             match proof.node(&pos)? {
-                Ok(Node::GameEnd(_)) => continue,
-                Ok(node @ (Node::Win { .. } | Node::Loss { .. })) => {
+                Ok(StoredNode::GameEnd(_)) => continue,
+                Ok(node @ (StoredNode::Win { .. } | StoredNode::Loss { .. })) => {
                     let rec = *node.record().expect("a record");
                     seen.insert(key);
                     added.push(key);

@@ -48,7 +48,7 @@ use super::tt::INF;
 use super::write::Overlay;
 use crate::rules::{Move, Outcome, Position};
 use crate::store::{FLAG_TABLES, Key, Need, Record, StoreError, Verdict};
-use crate::stored::{Node, StoredProof};
+use crate::stored::{StoredNode, StoredProof};
 use std::collections::{HashMap, HashSet};
 
 /// Winner nodes with fewer positions than this hanging on them alone are
@@ -470,11 +470,11 @@ impl Prover<'_> {
             }
         }
         Ok(match proof.node_for(pos, self.prover)? {
-            Err(_) | Ok(Node::Missing) => Step::Reject,
-            Ok(Node::GameEnd(_)) => Step::Leaf,
-            Ok(Node::TableSized) if self.endgame_win(pos) == Some(true) => Step::Leaf,
-            Ok(Node::TableSized) => Step::Reject,
-            Ok(n @ (Node::Win { .. } | Node::Loss { .. })) => Step::Into(n.moves(pos)),
+            Err(_) | Ok(StoredNode::Missing) => Step::Reject,
+            Ok(StoredNode::GameEnd(_)) => Step::Leaf,
+            Ok(StoredNode::TableSized) if self.endgame_win(pos) == Some(true) => Step::Leaf,
+            Ok(StoredNode::TableSized) => Step::Reject,
+            Ok(n @ (StoredNode::Win { .. } | StoredNode::Loss { .. })) => Step::Into(n.moves(pos)),
         })
     }
 }

@@ -16,7 +16,7 @@
 
 use crate::rules::{Color, Move, Position};
 use crate::store::{Need, Record, Store, StoreError, Verdict, need_through};
-use crate::stored::{Node, StoredProof};
+use crate::stored::{StoredNode, StoredProof};
 use crate::vocab::RuleSet;
 
 /// Stores the proof of the positions of `line` (played from `start`)
@@ -109,8 +109,8 @@ fn won<R: crate::stored::RecordLookup>(
     winner: Color,
 ) -> Result<Option<(u64, Need, u8)>, StoreError> {
     Ok(match proof.node_for(pos, winner)? {
-        Ok(Node::GameEnd(_)) => Some((1, 0, 0)),
-        Ok(Node::Win { record, .. } | Node::Loss { record, .. }) => Some((
+        Ok(StoredNode::GameEnd(_)) => Some((1, 0, 0)),
+        Ok(StoredNode::Win { record, .. } | StoredNode::Loss { record, .. }) => Some((
             record.size,
             proof.need(pos)?.unwrap_or(0),
             record.flags & crate::store::FLAG_TABLES,

@@ -46,7 +46,7 @@ pub fn stop_flag() -> Arc<AtomicBool> {
 }
 
 /// One proving run as the command line makes it.
-pub struct Job<'a> {
+pub struct ProvingRun<'a> {
     /// The position to prove.
     pub root: Position,
     /// The side to prove a win for.
@@ -61,7 +61,7 @@ pub struct Job<'a> {
     pub tables: Option<&'a Tables>,
 }
 
-/// How a [`Job`] ended.
+/// How a [`ProvingRun`] ended.
 pub struct Finished {
     /// The prover's report.
     pub report: ProveReport,
@@ -72,7 +72,7 @@ pub struct Finished {
     pub saved_tt: Option<(PathBuf, u64)>,
 }
 
-/// What can go wrong in a [`Job`].
+/// What can go wrong in a [`ProvingRun`].
 #[derive(Debug)]
 pub enum RunError {
     /// The search failed.
@@ -109,7 +109,7 @@ impl From<SearchError> for RunError {
 /// reports progress to `progress`, and afterwards saves the tt if the
 /// search stopped, else deletes it.
 pub fn prove<'a>(
-    job: Job<'a>,
+    job: ProvingRun<'a>,
     progress: Option<ProgressFn<'a>>,
     warn: &(dyn Fn(&str) + Sync),
 ) -> Result<Finished, RunError> {

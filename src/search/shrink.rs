@@ -49,7 +49,7 @@
 
 use crate::rules::{Color, Move, Position};
 use crate::store::{FLAG_TABLES, Key, Need, Record, Store, StoreError, Verdict};
-use crate::stored::{Node, StoredProof};
+use crate::stored::{StoredNode, StoredProof};
 use crate::vocab::RuleSet;
 use std::collections::HashMap;
 
@@ -491,9 +491,9 @@ pub(super) fn load_proof(
         next += 1;
         let pos = loaded[i].pos;
         let moves: Vec<Move> = match proof.node_for(&pos, winner)? {
-            Err(_) | Ok(Node::Missing) => return Ok(None),
-            Ok(Node::GameEnd(_)) => Vec::new(),
-            Ok(Node::TableSized) => match endgame_leaf(&pos) {
+            Err(_) | Ok(StoredNode::Missing) => return Ok(None),
+            Ok(StoredNode::GameEnd(_)) => Vec::new(),
+            Ok(StoredNode::TableSized) => match endgame_leaf(&pos) {
                 Some(need) => {
                     dag.need[i] = need;
                     loaded[i].table_leaf = true;
@@ -501,7 +501,7 @@ pub(super) fn load_proof(
                 }
                 None => return Ok(None),
             },
-            Ok(n @ (Node::Win { .. } | Node::Loss { .. })) => {
+            Ok(n @ (StoredNode::Win { .. } | StoredNode::Loss { .. })) => {
                 loaded[i].record = n.record().copied();
                 if fifty {
                     dag.need[i] = proof.need(&pos)?.unwrap_or(Need::MAX);
@@ -709,7 +709,7 @@ mod tests {
     #[test]
     fn passes_repeat_until_nothing_changes() {
         // 0 -> {1, 2, 9}; winners 1, 2, 9. 1 -> 3 -> {4, 5}; 2 -> 6 ->
-        // {7}; 9 -> 10 -> {7, 11}. 1 may go to 6, 9 may go to 6. (Node 8
+        // {7}; 9 -> 10 -> {7, 11}. 1 may go to 6, 9 may go to 6. (StoredNode 8
         // is not in the proof.)
         let edges = [
             (0, 1),

@@ -3,7 +3,7 @@
 
 use crate::rules::{Color, Position};
 use crate::store::{Key, Store, StoreError};
-use crate::stored::{Node, StoredProof};
+use crate::stored::{StoredNode, StoredProof};
 use crate::vocab::RuleSet;
 use std::collections::HashMap;
 
@@ -50,15 +50,15 @@ pub fn walk_proof_with(
         let key = pos.pack().0;
         let kids = match proof.node_for(pos, winner)? {
             Err(_) => return Ok(Err(())),
-            Ok(Node::GameEnd(_)) => {
+            Ok(StoredNode::GameEnd(_)) => {
                 seen.insert(key, Some(0));
                 return Ok(Ok(None));
             }
-            Ok(Node::TableSized) if endgame_leaf(pos) => {
+            Ok(StoredNode::TableSized) if endgame_leaf(pos) => {
                 seen.insert(key, Some(0));
                 return Ok(Ok(None));
             }
-            Ok(Node::TableSized | Node::Missing) => return Ok(Err(())),
+            Ok(StoredNode::TableSized | StoredNode::Missing) => return Ok(Err(())),
             Ok(n) => n.moves(pos).iter().map(|&m| pos.play(m)).collect(),
         };
         seen.insert(key, None);

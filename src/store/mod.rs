@@ -46,7 +46,7 @@ pub mod filter;
 mod guard;
 mod lines;
 mod record;
-mod top;
+mod top_bytes;
 
 pub use record::{
     FIFTY_RECORD_LEN, FLAG_TABLES, Need, Record, Verdict, fifty_better, need_through,

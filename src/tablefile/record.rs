@@ -82,7 +82,7 @@ const HEADER_LINE: &str = "# antiproof table certifications: rules, material, SH
 
 /// One table's certification.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Record {
+pub struct CertificationRecord {
     /// SHA-256 of the whole table file.
     pub digest: [u8; 32],
     /// What the certification checked.
@@ -94,7 +94,7 @@ pub struct Record {
 pub struct Records {
     /// The record file; `None`: records are off.
     path: Option<PathBuf>,
-    map: HashMap<[u8; 32], (RuleSet, String, Record)>,
+    map: HashMap<[u8; 32], (RuleSet, String, CertificationRecord)>,
     /// Whether a record was written through this handle (the first is
     /// said on standard error: the file is outside any directory the
     /// command was given).
@@ -126,7 +126,7 @@ fn parse_hex(s: &str) -> Option<[u8; 32]> {
     Some(d)
 }
 
-fn parse_line(line: &str) -> Option<((RuleSet, String), Record)> {
+fn parse_line(line: &str) -> Option<((RuleSet, String), CertificationRecord)> {
     let f: Vec<&str> = line.split('\t').collect();
     if f.len() != 6 || f[5] != BY {
         return None;
@@ -138,7 +138,7 @@ fn parse_line(line: &str) -> Option<((RuleSet, String), Record)> {
     let moves = f[4].parse().ok()?;
     Some((
         (rules, material),
-        Record {
+        CertificationRecord {
             digest,
             certified: Certified {
                 positions,
@@ -196,7 +196,7 @@ impl Records {
         rules: impl Into<RuleSet>,
         material: &str,
         digest: &[u8; 32],
-    ) -> Option<Record> {
+    ) -> Option<CertificationRecord> {
         let rules = rules.into();
         self.map
             .get(digest)
@@ -210,7 +210,7 @@ impl Records {
         &mut self,
         rules: impl Into<RuleSet>,
         material: &str,
-        record: Record,
+        record: CertificationRecord,
     ) -> io::Result<()> {
         let rules = rules.into();
         self.map
@@ -292,7 +292,7 @@ pub fn certify_or_reuse<S: TableSource + Sync>(
         && let Err(e) = records.add(
             rules,
             &name,
-            Record {
+            CertificationRecord {
                 digest,
                 certified: c,
             },
@@ -338,7 +338,7 @@ mod tests {
     fn records_are_keyed_by_digest_and_material() {
         let dir = std::env::temp_dir().join(format!("antiproof-records-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let rec = |b: u8| Record {
+        let rec = |b: u8| CertificationRecord {
             digest: [b; 32],
             certified: Certified {
                 positions: 1,

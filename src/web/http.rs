@@ -6,10 +6,10 @@
 //! connection), so an idle or slow connection costs a task and a socket,
 //! never a thread: no number of idle clients delays anyone else. The
 //! handler ([`Handler`], synchronous and CPU-bound: proof lookups) runs on
-//! tokio's blocking pool of [`Limits::threads`] threads, never on the
+//! tokio's blocking pool of [`ServeLimits::threads`] threads, never on the
 //! reactor.
 //!
-//! Limits (see [`Limits`]; `docs/web.md` has the table):
+//! Limits (see [`ServeLimits`]; `docs/web.md` has the table):
 //!
 //! * at most 1024 open connections; beyond that a new connection is
 //!   answered `503` at once and closed (never queued);
@@ -50,7 +50,7 @@ use tokio::time::{Instant, Sleep};
 
 /// Limits of the server.
 #[derive(Clone, Debug)]
-pub struct Limits {
+pub struct ServeLimits {
     /// Threads that run the handler (tokio's blocking pool); requests
     /// beyond that wait for a free one.
     pub threads: usize,
@@ -70,9 +70,9 @@ pub struct Limits {
     pub max_requests: usize,
 }
 
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
+impl Default for ServeLimits {
+    fn default() -> ServeLimits {
+        ServeLimits {
             threads: 8,
             max_connections: 1024,
             max_head: 8 * 1024,
@@ -147,7 +147,7 @@ pub type Handler = dyn Fn(&Request) -> Response + Send + Sync;
 /// A bound server, ready to run.
 pub struct Server {
     listener: std::net::TcpListener,
-    limits: Limits,
+    limits: ServeLimits,
     handler: Arc<Handler>,
 }
 
@@ -163,7 +163,11 @@ Content-Length: 22\r\nConnection: close\r\n\r\nrequest took too long\n";
 
 impl Server {
     /// Binds `addr` (port 0 picks a free port).
-    pub fn bind(addr: SocketAddr, limits: Limits, handler: Arc<Handler>) -> io::Result<Server> {
+    pub fn bind(
+        addr: SocketAddr,
+        limits: ServeLimits,
+        handler: Arc<Handler>,
+    ) -> io::Result<Server> {
         let listener = std::net::TcpListener::bind(addr)?;
         listener.set_nonblocking(true)?;
         Ok(Server {
@@ -263,7 +267,7 @@ fn after(t: Instant, d: Duration) -> Instant {
 
 /// What every connection shares.
 struct Shared {
-    limits: Limits,
+    limits: ServeLimits,
     handler: Arc<Handler>,
 }
 
@@ -376,7 +380,7 @@ async fn answer(
 /// The request as the handler sees it, or the answer that refuses it.
 async fn read_request(
     req: hyper::Request<Incoming>,
-    limits: &Limits,
+    limits: &ServeLimits,
     deadline: Instant,
 ) -> Result<Request, Response> {
     let (parts, body) = req.into_parts();
@@ -661,11 +665,11 @@ mod tests {
     fn closes_after_max_requests() {
         use std::io::{Read, Write};
         // Timeouts too long to add to an instant are no trouble.
-        let limits = Limits {
+        let limits = ServeLimits {
             max_requests: 2,
             request_timeout: Duration::MAX,
             idle_timeout: Duration::MAX,
-            ..Limits::default()
+            ..ServeLimits::default()
         };
         let handler: Arc<Handler> =
             Arc::new(|req: &Request| Response::text(200, format!("{} {}", req.method, req.path)));

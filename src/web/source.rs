@@ -22,7 +22,7 @@
 
 use crate::rules::{Color, Move, Position, Rules, move_of_code};
 use crate::store::{Record, Store, StoreError, Verdict};
-use crate::stored::{Broken, Node, RecordLookup, StoredProof};
+use crate::stored::{Broken, RecordLookup, StoredNode, StoredProof};
 use crate::vocab::RuleSet;
 use crate::wintree::{MoveCode, WinTree, WinTreeError};
 use std::collections::{HashMap, HashSet};
@@ -457,7 +457,7 @@ impl<R: RecordLookup> ProofSource for RecordSource<R> {
         for mv in node.moves(pos) {
             let size = self.proof.child_size(&rec, &pos.play(mv))?;
             match (&node, size) {
-                (Node::Win { .. }, s) => children.push(Child {
+                (StoredNode::Win { .. }, s) => children.push(Child {
                     mv,
                     nodes: s.unwrap_or(0),
                 }),

@@ -46,7 +46,7 @@ impl std::error::Error for ViewError {}
 
 /// What the proof says of the position.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Status {
+pub enum ProofStatus {
     /// The line is not in the proof.
     Off,
     /// The line leads toward a proof but has not reached its root.
@@ -67,47 +67,49 @@ pub enum Status {
     InProof,
 }
 
-impl Status {
+impl ProofStatus {
     /// A one-line description: "win for White", "not in the proof", ...
     pub fn describe(&self) -> String {
         match self {
-            Status::Off => "not in the proof".into(),
-            Status::Before => "not in the proof yet; the moves below lead into it".into(),
-            Status::WinnerToMove(c) => {
+            ProofStatus::Off => "not in the proof".into(),
+            ProofStatus::Before => "not in the proof yet; the moves below lead into it".into(),
+            ProofStatus::WinnerToMove(c) => {
                 format!(
                     "win for {} ({} to move; the winning move is marked)",
                     name(*c),
                     name(*c)
                 )
             }
-            Status::LoserToMove(c) => format!(
+            ProofStatus::LoserToMove(c) => format!(
                 "win for {} ({} to move; every reply is answered)",
                 name(*c),
                 name(!*c)
             ),
-            Status::GameOver(Outcome::Win(c)) => format!("game over: {} wins", name(*c)),
-            Status::GameOver(Outcome::Draw) => "game over: draw".into(),
-            Status::TableWin(c) => format!("win for {} (endgame table leaf)", name(*c)),
-            Status::OpenLeaf(c) => format!(
+            ProofStatus::GameOver(Outcome::Win(c)) => format!("game over: {} wins", name(*c)),
+            ProofStatus::GameOver(Outcome::Draw) => "game over: draw".into(),
+            ProofStatus::TableWin(c) => format!("win for {} (endgame table leaf)", name(*c)),
+            ProofStatus::OpenLeaf(c) => format!(
                 "open leaf: the proof of a win for {} stops here (not a finished game)",
                 name(*c)
             ),
-            Status::InProof => "in the proof (winner unknown)".into(),
+            ProofStatus::InProof => "in the proof (winner unknown)".into(),
         }
     }
 
     /// A short word for machines: `off`, `before`, `win-white`, ...
     pub fn code(&self) -> String {
         match self {
-            Status::Off => "off".into(),
-            Status::Before => "before".into(),
-            Status::WinnerToMove(c) | Status::LoserToMove(c) | Status::TableWin(c) => {
+            ProofStatus::Off => "off".into(),
+            ProofStatus::Before => "before".into(),
+            ProofStatus::WinnerToMove(c)
+            | ProofStatus::LoserToMove(c)
+            | ProofStatus::TableWin(c) => {
                 format!("win-{c}")
             }
-            Status::GameOver(Outcome::Win(c)) => format!("game-over-{c}"),
-            Status::GameOver(Outcome::Draw) => "game-over-draw".into(),
-            Status::OpenLeaf(c) => format!("open-leaf-{c}"),
-            Status::InProof => "in-proof".into(),
+            ProofStatus::GameOver(Outcome::Win(c)) => format!("game-over-{c}"),
+            ProofStatus::GameOver(Outcome::Draw) => "game-over-draw".into(),
+            ProofStatus::OpenLeaf(c) => format!("open-leaf-{c}"),
+            ProofStatus::InProof => "in-proof".into(),
         }
     }
 }
@@ -143,7 +145,7 @@ pub struct NodeView {
     /// Whether the game is over at `pos`.
     pub game_over: bool,
     /// What the proof says.
-    pub status: Status,
+    pub status: ProofStatus,
     /// The moves, largest subtree first.
     pub moves: Vec<MoveView>,
 }
@@ -187,25 +189,25 @@ pub fn view<S: AsRef<str>>(
     let lookup = source.lookup(&line, &pos).map_err(ViewError::Source)?;
     let outcome = pos.outcome(rules);
     let (status, children) = match lookup {
-        Lookup::Off => (Status::Off, Vec::new()),
-        Lookup::Before { entries } => (Status::Before, entries),
+        Lookup::Off => (ProofStatus::Off, Vec::new()),
+        Lookup::Before { entries } => (ProofStatus::Before, entries),
         Lookup::In {
             winner,
             children,
             table_leaf,
         } => {
             let status = match (outcome, winner) {
-                (Some(o), _) => Status::GameOver(o),
-                (None, Some(w)) if table_leaf => Status::TableWin(w),
-                (None, Some(w)) if children.is_empty() => Status::OpenLeaf(w),
-                (None, Some(w)) if w == pos.turn() => Status::WinnerToMove(w),
-                (None, Some(w)) => Status::LoserToMove(w),
-                (None, None) => Status::InProof,
+                (Some(o), _) => ProofStatus::GameOver(o),
+                (None, Some(w)) if table_leaf => ProofStatus::TableWin(w),
+                (None, Some(w)) if children.is_empty() => ProofStatus::OpenLeaf(w),
+                (None, Some(w)) if w == pos.turn() => ProofStatus::WinnerToMove(w),
+                (None, Some(w)) => ProofStatus::LoserToMove(w),
+                (None, None) => ProofStatus::InProof,
             };
             (status, children)
         }
     };
-    let winner_moves = matches!(status, Status::WinnerToMove(_));
+    let winner_moves = matches!(status, ProofStatus::WinnerToMove(_));
     let legal = pos.legal_moves();
     let mut mv: Vec<MoveView> = children
         .into_iter()
@@ -431,13 +433,13 @@ mod tests {
         )
         .unwrap();
         let v = view(&src, Rules::International, &[""]).unwrap();
-        assert_eq!(v.status, Status::WinnerToMove(Color::White));
+        assert_eq!(v.status, ProofStatus::WinnerToMove(Color::White));
         assert_eq!(
             leads(&src, Rules::International, &v).unwrap(),
             [Leads::OpenLeaf]
         );
         let v = view(&src, Rules::International, &["e3"]).unwrap();
-        assert_eq!(v.status, Status::OpenLeaf(Color::White));
+        assert_eq!(v.status, ProofStatus::OpenLeaf(Color::White));
         assert!(
             v.status.describe().starts_with("open leaf"),
             "{}",
@@ -469,7 +471,7 @@ mod tests {
     #[test]
     fn lines_off_every_proof_and_bad_lines() {
         let v = view(&empty(), Rules::International, &["e2e3", "d7d5"]).unwrap();
-        assert_eq!(v.status, Status::Off);
+        assert_eq!(v.status, ProofStatus::Off);
         assert_eq!(v.json(), r#"{"game_over":false,"moves":[]}"#);
         assert_eq!(v.numbered(), "1. e3 d5");
         let e = view(&empty(), Rules::International, &["e2e3", "e2e4"]).unwrap_err();

@@ -532,7 +532,7 @@ pub fn prove_with_cli(line: &str, winner: Color) -> Proof {
         }
         // The loser's replies are every legal move, record or not.
         let moves: Vec<Move> = match node {
-            stored::Node::Win { mv, .. } => vec![mv],
+            stored::StoredNode::Win { mv, .. } => vec![mv],
             _ if pos.turn() == winner => panic!("no win record at {}", pos.to_fen()),
             _ => pos.legal_moves().to_vec(),
         };

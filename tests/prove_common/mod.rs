@@ -2,7 +2,7 @@
 
 use antiproof::rules::{Color, Position, Rules};
 use antiproof::store::{Key, Store};
-use antiproof::stored::{Node, StoredProof};
+use antiproof::stored::{StoredNode, StoredProof};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -34,15 +34,17 @@ pub fn walk(db: &Path, line: &str, winner: Color) -> usize {
             .unwrap_or_else(|b| panic!("{b} at {}", pos.to_fen()));
         let key = pos.pack().0;
         match node {
-            Node::GameEnd(_) => {
+            StoredNode::GameEnd(_) => {
                 seen.insert(key, true);
                 None
             }
-            Node::Win { .. } | Node::Loss { .. } => {
+            StoredNode::Win { .. } | StoredNode::Loss { .. } => {
                 seen.insert(key, false);
                 Some(node.moves(pos).iter().map(|&m| pos.play(m)).collect())
             }
-            Node::TableSized | Node::Missing => panic!("no record for {}", pos.to_fen()),
+            StoredNode::TableSized | StoredNode::Missing => {
+                panic!("no record for {}", pos.to_fen())
+            }
         }
     };
     if let Some(kids) = expand(&root, &mut seen) {

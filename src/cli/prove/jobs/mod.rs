@@ -8,13 +8,21 @@ use super::ProveArgs;
 use crate::jobs::executor::{Executor, Local, Slurm, SlurmTiming, WorkerCommand};
 use crate::jobs::job::Budget;
 use crate::jobs::master::{MasterConfig, MasterResult, Status, WorkDirLock, run_master};
-use crate::jobs::sim::{Measured, Sim, SimConfig, SimFigures};
+use crate::jobs::sim::{Measured, Sim, SimConfig};
 use crate::store::Store;
 use anyhow::{Context, anyhow, bail};
 use clap::{Args, ValueEnum};
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 use std::time::Instant;
+
+mod report;
+mod sim;
+mod state;
+
+use report::Ended;
+use sim::sim_config;
+use state::restore_state;
 
 /// Where jobs run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -280,91 +288,46 @@ fn count(s: &str) -> Result<u64, String> {
     Ok(n as u64)
 }
 
-/// Runs `prove` with a job executor.
-/// `--state FILE` at the start: restores the file into the store when
-/// the store holds no top tree of this line and the file exists (a fresh
-/// machine), saying what it did on stderr. Returns the file's table
-/// entries for the jobs' shared table (also when the store's own top
-/// tree is resumed: the table did not outlive the last run either).
-fn restore_state(
-    store: &Store,
-    rules: crate::rules::Rules,
-    path: &std::path::Path,
-    root: &crate::rules::Position,
+/// The executor `--executor` names, made from the options: with the
+/// simulated cluster's rate when it was measured here.
+fn executor(
+    args: &ProveArgs,
+    jobs: usize,
+    work_dir: &std::path::Path,
+    pos: &crate::rules::Position,
     winner: crate::rules::Color,
-) -> anyhow::Result<TtSeed> {
-    use crate::jobs::state;
-    if let Some((key, w)) = crate::jobs::top::stored_root(store, rules)?
-        && key == root.pack().0
-        && w == winner
-    {
-        eprintln!(
-            "antiproof: the store holds this line's top tree: resuming it ({} is read only for its table entries)",
-            path.display()
-        );
-        return Ok(match state::read(path) {
-            Ok(st) if st.rules == rules && state::root_of(&st) == Some((key, w)) => {
-                seed_of(&st, path)
+) -> anyhow::Result<(Box<dyn Executor>, Option<Measured>)> {
+    let many = &args.many;
+    let worker = match &many.worker {
+        Some(w) => WorkerCommand::from_words(w).ok_or_else(|| anyhow!("--worker is empty"))?,
+        None => WorkerCommand::this_exe().context("cannot find this program's path")?,
+    };
+    let mut sim_measured: Option<Measured> = None;
+    let exec: Box<dyn Executor> = match many.executor {
+        ExecutorKind::Search => unreachable!("--executor search runs no jobs"),
+        ExecutorKind::Local => Box::new(Local::new(worker)),
+        ExecutorKind::Threads => Box::new(crate::jobs::executor::Threads::new()),
+        ExecutorKind::Slurm => {
+            let mut args = many.slurm_args.clone();
+            if many.job_threads > 1 {
+                args = format!("--cpus-per-task={} {args}", many.job_threads);
             }
-            _ => Vec::new(),
-        });
-    }
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            eprintln!(
-                "antiproof: no run state at {} yet: a fresh search, saved there as it goes",
-                path.display()
-            );
-            return Ok(Vec::new());
+            let timing = SlurmTiming {
+                grace: std::time::Duration::from_secs(many.slurm_grace),
+                patience: std::time::Duration::from_secs(many.slurm_patience),
+            };
+            Box::new(Slurm::new(worker, &args, timing)?)
         }
-        _ => {}
-    }
-    let st = state::read(path)?;
-    if st.rules != rules {
-        bail!(
-            "--state {}: the state of a search under {} rules, not {rules}",
-            path.display(),
-            st.rules
-        );
-    }
-    store.top_clear(rules)?;
-    let r = state::restore(store, path, &st, root, winner)?;
-    eprintln!(
-        "antiproof: run state restored from {}: {} top-tree nodes, {} records (a proven node whose proof is neither there nor in the store is reopened as the run resumes)",
-        path.display(),
-        r.nodes,
-        r.records
-    );
-    Ok(seed_of(&st, path))
+        ExecutorKind::Sim => {
+            let (cfg, measured) = sim_config(args, jobs, work_dir, pos, winner)?;
+            sim_measured = measured;
+            Box::new(Sim::new(cfg)?)
+        }
+    };
+    Ok((exec, sim_measured))
 }
 
-/// Entries for the jobs' shared table.
-type TtSeed = Vec<(u64, crate::search::tt::TtValue)>;
-
-/// A state file's table entries, if this build makes keys alike (said on
-/// stderr either way).
-fn seed_of(st: &crate::jobs::state::RunState, path: &std::path::Path) -> TtSeed {
-    match st.tt_seed() {
-        Some(seed) => {
-            if !seed.is_empty() {
-                eprintln!(
-                    "antiproof: {} table entries of {} go into the jobs' shared table",
-                    seed.len(),
-                    path.display()
-                );
-            }
-            seed.to_vec()
-        }
-        None => {
-            eprintln!(
-                "antiproof: the table entries of {} are of a build that makes keys otherwise: not used",
-                path.display()
-            );
-            Vec::new()
-        }
-    }
-}
-
+/// Runs `prove` with a job executor.
 pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     let many = &args.many;
     if args.ladder || args.obligations.is_some() {
@@ -403,34 +366,9 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     // Before the store is opened (or made): another master there stops
     // this one with nothing written.
     let lock = WorkDirLock::take(&work_dir, &args.db)?;
-    let worker = match &many.worker {
-        Some(w) => WorkerCommand::from_words(w).ok_or_else(|| anyhow!("--worker is empty"))?,
-        None => WorkerCommand::this_exe().context("cannot find this program's path")?,
-    };
     // The simulated cluster's rate when measured here, and one process's
     // nodes when the measuring search proved the line.
-    let mut sim_measured: Option<Measured> = None;
-    let mut exec: Box<dyn Executor> = match many.executor {
-        ExecutorKind::Search => unreachable!("--executor search runs no jobs"),
-        ExecutorKind::Local => Box::new(Local::new(worker)),
-        ExecutorKind::Threads => Box::new(crate::jobs::executor::Threads::new()),
-        ExecutorKind::Slurm => {
-            let mut args = many.slurm_args.clone();
-            if many.job_threads > 1 {
-                args = format!("--cpus-per-task={} {args}", many.job_threads);
-            }
-            let timing = SlurmTiming {
-                grace: std::time::Duration::from_secs(many.slurm_grace),
-                patience: std::time::Duration::from_secs(many.slurm_patience),
-            };
-            Box::new(Slurm::new(worker, &args, timing)?)
-        }
-        ExecutorKind::Sim => {
-            let (cfg, measured) = sim_config(args, jobs, &work_dir, &pos, winner)?;
-            sim_measured = measured;
-            Box::new(Sim::new(cfg)?)
-        }
-    };
+    let (mut exec, sim_measured) = executor(args, jobs, &work_dir, &pos, winner)?;
     let store = Store::open(&args.db)?;
     super::load_known(args, &store)?;
     let mut tt_seed = Vec::new();
@@ -496,8 +434,8 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             s.done,
             s.rejected,
             s.failed,
-            super::fmt_pn(s.root_pn),
-            super::fmt_pn(s.root_dn),
+            super::summary::fmt_pn(s.root_pn),
+            super::summary::fmt_pn(s.root_dn),
             s.positions,
             s.positions as f64 / s.elapsed.max(1e-9)
         );
@@ -520,292 +458,27 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     if report.result == MasterResult::Proven {
         super::store_line_back(&store, args.rules.rule_set(), &start, &played, winner)?;
     }
-    let cpu = cpu_seconds();
-    let result = report.result.name();
     let sim_figures = exec.simulated();
-    let baseline = many
-        .sim_baseline
-        .or(sim_measured.filter(|m| m.proven).map(|m| m.nodes));
-    let mut out = crate::cli::out::stdout();
-    if args.json {
-        let j = serde_json::json!({
-            "result": result,
-            "certifiable": report.result == MasterResult::Proven,
-            "winner": winner.to_string().to_lowercase(),
-            "line": line,
-            "root_fen": pos.to_fen(),
-            "rules": rules.to_string(),
-            "jobs": jobs,
-            "executor": format!("{:?}", many.executor).to_lowercase(),
-            "shared_table": cfg.shared_tt.is_some(),
-            "store_records": store.len(rules)?,
-            "db": args.db.display().to_string(),
-            "cpu_s": cpu,
-            "revision": env!("ANTIPROOF_REVISION"),
-            "report": report,
-        });
-        let mut j = j;
-        if let Some(f) = &sim_figures {
-            j["sim"] = sim_json(f, baseline, sim_measured.is_some());
-        }
-        writeln!(out, "{j}")?;
-    } else {
-        let what = match report.result {
-            MasterResult::Proven => format!("proven: {} wins", winner.to_string().to_lowercase()),
-            MasterResult::Disproven => format!(
-                "disproven: {} cannot force a win (not certified)",
-                winner.to_string().to_lowercase()
-            ),
-            MasterResult::Failed => {
-                "failed: leaves whose jobs came back wrong twice block the proof".into()
-            }
-            MasterResult::Stopped => {
-                "stopped by a limit or a signal (run the same command again to continue)".into()
-            }
-        };
-        writeln!(out, "result:          {what}")?;
-        writeln!(
-            out,
-            "line:            {}",
-            if line.is_empty() {
-                "(start)".to_string()
-            } else {
-                line.join(" ")
-            }
-        )?;
-        writeln!(
-            out,
-            "jobs:            {} at once ({}); {} done, {} rejected, {} leaves failed",
-            jobs,
-            format!("{:?}", many.executor).to_lowercase(),
-            report.jobs_done,
-            report.jobs_rejected,
-            report.leaves_failed
-        )?;
-        writeln!(
-            out,
-            "top tree:        {} nodes, {} bytes a node, root pn {} dn {}{}",
-            report.top_nodes,
-            report.top_bytes_per_node,
-            super::fmt_pn(report.root_pn),
-            super::fmt_pn(report.root_dn),
-            resumed_note(&report)
-        )?;
-        let best: Vec<String> = report
-            .root_moves
-            .iter()
-            .take(3)
-            .map(|f| {
-                let replies = if f.replies > 0 {
-                    format!(", {} of {} replies proven", f.replies_proven, f.replies)
-                } else {
-                    String::new()
-                };
-                format!(
-                    "{} ({}, pn {} dn {}{replies})",
-                    f.san,
-                    f.state,
-                    super::fmt_pn(f.pn),
-                    super::fmt_pn(f.dn)
-                )
-            })
-            .collect();
-        if !best.is_empty() {
-            writeln!(out, "best moves:      {}", best.join("; "))?;
-        }
-        if let Some(last) = report.principal_line.last() {
-            let moves: Vec<&str> = report
-                .principal_line
-                .iter()
-                .map(|m| m.san.as_str())
-                .collect();
-            writeln!(
-                out,
-                "principal line:  {} (its last node {}, pn {} dn {})",
-                moves.join(" "),
-                last.state,
-                super::fmt_pn(last.pn),
-                super::fmt_pn(last.dn)
-            )?;
-        }
-        writeln!(
-            out,
-            "store:           {} ({} records, {} merged now)",
-            args.db.display(),
-            store.len(rules)?,
-            report.records_merged
-        )?;
-        match cpu {
-            Some(c) => writeln!(
-                out,
-                "time:            {:.3} s ({c:.3} s CPU, workers included)",
-                report.time_s
-            )?,
-            None => writeln!(out, "time:            {:.3} s", report.time_s)?,
-        }
-        if let Some(f) = &sim_figures {
-            writeln!(out, "simulated:       {}", sim_summary(f, baseline))?;
-        }
-        writeln!(out, "rules:           {rules}")?;
-        writeln!(out, "revision:        {}", env!("ANTIPROOF_REVISION"))?;
-    }
+    let ended = Ended {
+        args,
+        report: &report,
+        winner,
+        line: &line,
+        root: &pos,
+        jobs,
+        shared_table: cfg.shared_tt.is_some(),
+        store_records: store.len(rules)?,
+        cpu_s: super::summary::cpu_seconds(),
+        sim: sim_figures.as_ref(),
+        baseline: many
+            .sim_baseline
+            .or(sim_measured.filter(|m| m.proven).map(|m| m.nodes)),
+        rate_measured: sim_measured.is_some(),
+    };
+    report::print(&mut crate::cli::out::stdout(), &ended)?;
     Ok(match report.result {
         MasterResult::Proven => EXIT_OK,
         MasterResult::Disproven | MasterResult::Failed => EXIT_NO,
         MasterResult::Stopped => EXIT_LIMIT,
     })
-}
-
-/// The simulated cluster's settings from the options: `--sim-rate`, else
-/// this machine's single-process rate measured now (said on stderr, and
-/// returned with one process's nodes when the measuring search proved the
-/// line).
-fn sim_config(
-    args: &ProveArgs,
-    workers: usize,
-    work_dir: &std::path::Path,
-    root: &crate::rules::Position,
-    winner: crate::rules::Color,
-) -> anyhow::Result<(SimConfig, Option<Measured>)> {
-    let many = &args.many;
-    let mut cfg = SimConfig {
-        workers,
-        rate: many.sim_rate.unwrap_or(1.0),
-        latency: many.sim_latency.unwrap_or(SIM_LATENCY_S),
-        real_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    cfg.check()?;
-    if many.sim_rate.is_some() {
-        return Ok((cfg, None));
-    }
-    let m = crate::jobs::sim::measure_rate(
-        work_dir,
-        root,
-        args.rules.stalemate(),
-        winner,
-        args.memory.bytes() as u64,
-        args.tables.as_deref(),
-    )?;
-    eprintln!(
-        "antiproof: simulated workers search {:.0} nodes a second, this machine's single-process rate measured now ({} nodes in {:.2} s{}); the run is deterministic for a given rate: give --sim-rate {:.0} to repeat it",
-        m.rate,
-        m.nodes,
-        m.seconds,
-        if m.proven {
-            ", which proved the line"
-        } else {
-            ""
-        },
-        m.rate
-    );
-    cfg.rate = m.rate;
-    Ok((cfg, Some(m)))
-}
-
-/// The speedup of a simulated run against one process of `baseline`
-/// nodes at the same rate: its time over the virtual time.
-fn sim_speedup(f: &SimFigures, baseline: u64) -> f64 {
-    let one = baseline as f64 / f.rate_nodes_per_s;
-    if f.virtual_s > 0.0 {
-        one / f.virtual_s
-    } else {
-        0.0
-    }
-}
-
-/// `--json`'s `sim`: the figures, whether the rate was measured, and
-/// against one process's nodes when known (`--sim-baseline`, or the
-/// measuring search proved the line): `baseline_nodes`, `speedup`,
-/// `efficiency` (speedup / workers), `work_inflation` (job nodes / one
-/// process's).
-fn sim_json(f: &SimFigures, baseline: Option<u64>, measured: bool) -> serde_json::Value {
-    let mut j = serde_json::to_value(f).unwrap_or_default();
-    j["rate_measured"] = measured.into();
-    if let Some(b) = baseline {
-        let s = sim_speedup(f, b);
-        j["baseline_nodes"] = b.into();
-        j["speedup"] = s.into();
-        j["efficiency"] = (s / f.workers as f64).into();
-        j["work_inflation"] = (f.job_nodes as f64 / b.max(1) as f64).into();
-    }
-    j
-}
-
-/// The summary's `simulated:` line.
-fn sim_summary(f: &SimFigures, baseline: Option<u64>) -> String {
-    let mut s = format!(
-        "{} workers at {:.0} nodes/s, latency {} s: {:.1} virtual s, {} job nodes in {} jobs, workers busy {:.0} %",
-        f.workers,
-        f.rate_nodes_per_s,
-        f.latency_s,
-        f.virtual_s,
-        f.job_nodes,
-        f.jobs,
-        100.0 * f.busy_fraction
-    );
-    match baseline {
-        Some(b) => s.push_str(&format!(
-            "; speedup {:.2}x against one process of {b} nodes ({:.1} s at the same rate)",
-            sim_speedup(f, b),
-            b as f64 / f.rate_nodes_per_s
-        )),
-        None => {
-            s.push_str("; speedup: give --sim-baseline NODES (a plain prove's nodes on this line)")
-        }
-    }
-    s
-}
-
-/// What the top-tree line says of a resumed tree: that it was resumed,
-/// the leaves an earlier run failed or its workers disproved that this run
-/// tried again, and the nodes the store's proofs settled.
-fn resumed_note(report: &crate::jobs::master::MasterReport) -> String {
-    if !report.resumed {
-        return String::new();
-    }
-    let mut parts = Vec::new();
-    if report.reopened > 0 {
-        parts.push(format!(
-            "{} {} failed or disproven by workers (not certified) tried again",
-            report.reopened,
-            if report.reopened == 1 {
-                "leaf"
-            } else {
-                "leaves"
-            }
-        ));
-    }
-    if report.settled_from_store > 0 {
-        parts.push(format!(
-            "{} {} settled by proofs in the store",
-            report.settled_from_store,
-            if report.settled_from_store == 1 {
-                "node"
-            } else {
-                "nodes"
-            }
-        ));
-    }
-    if parts.is_empty() {
-        " (resumed)".into()
-    } else {
-        format!(" (resumed; {})", parts.join(", "))
-    }
-}
-
-/// User plus system CPU time of this process and its waited-for children
-/// (the local workers).
-fn cpu_seconds() -> Option<f64> {
-    let mut total = 0.0;
-    for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
-        // SAFETY: getrusage writes into the zeroed struct we own.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: as above; both `who` values are valid.
-        if unsafe { libc::getrusage(who, &mut ru) } != 0 {
-            return None;
-        }
-        let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
-        total += t(ru.ru_utime) + t(ru.ru_stime);
-    }
-    Some(total)
 }

@@ -1,0 +1,250 @@
+//! What `prove` reports when a run ends: the JSON summary (`--json`) and
+//! the text one, with the process's CPU time, peak memory and revision.
+
+use crate::search::{ProveReport, ProveResult};
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// The JSON summary of a run.
+#[derive(Serialize)]
+pub(super) struct Summary {
+    pub(super) result: &'static str,
+    /// Whether the independent checker can certify the result: a proof
+    /// can (`antiproof verify`); a disproof cannot (it rests on the
+    /// search alone), nor can a stop.
+    pub(super) certifiable: bool,
+    pub(super) winner: String,
+    pub(super) winning_move: Option<String>,
+    pub(super) winning_move_uci: Option<String>,
+    pub(super) nodes: u64,
+    pub(super) generated: u64,
+    pub(super) nodes_per_second: f64,
+    /// Search threads on the one transposition table (`--jobs N`).
+    pub(super) threads: usize,
+    /// Of `nodes`, those of the threads other than the first.
+    pub(super) other_threads_nodes: u64,
+    /// The root's proof and disproof numbers when the run ended
+    /// (4294967295 is infinite: 0 and that for a proof).
+    pub(super) root_pn: u32,
+    pub(super) root_dn: u32,
+    pub(super) proof_positions: u64,
+    pub(super) proof_depth: u32,
+    pub(super) records_written: u64,
+    pub(super) resumed_table: bool,
+    pub(super) store_records: u64,
+    pub(super) store_bytes: u64,
+    /// The transposition table's budget (`--memory`): the most it may
+    /// take, allocated as it fills, not memory used.
+    pub(super) tt_bytes: u64,
+    /// A stopped search: where it saved its transposition table for the
+    /// next run (`DB.table`), and the file's size.
+    pub(super) saved_tt: Option<String>,
+    pub(super) saved_tt_bytes: Option<u64>,
+    /// Bytes of the in-memory filter of the store's positions (about 2.4
+    /// a record).
+    pub(super) filter_bytes: u64,
+    pub(super) peak_memory_bytes: Option<u64>,
+    pub(super) time_s: f64,
+    /// Seconds of the pass that takes smaller proofs (part of `time_s`).
+    pub(super) shrink_s: f64,
+    /// Proof positions before that pass, and records it rewrote.
+    pub(super) shrink_before: Option<u64>,
+    pub(super) shrink_rewritten: Option<u64>,
+    /// The pass that proves the winner's other moves: searches run,
+    /// alternatives proven, nodes expanded (not in `nodes`), records
+    /// rewritten.
+    pub(super) alternatives: Option<crate::search::AlternativeFigures>,
+    /// Seconds of the final extraction of the root's proof (with its
+    /// writes; part of `time_s`).
+    pub(super) extract_s: f64,
+    pub(super) cpu_s: Option<f64>,
+    /// The stalemate rule (`international`, `fics`, `joint`).
+    pub(super) rules: String,
+    /// Whether the fifty-move rule was on.
+    pub(super) fifty_move_rule: bool,
+    /// The whole rule set (`international+fifty`).
+    pub(super) rule_set: String,
+    /// Under the fifty-move rule: the most plies from the root to the first
+    /// capture, pawn move or game end along any line of the stored proof.
+    pub(super) proof_need: Option<u32>,
+    pub(super) root_fen: String,
+    pub(super) line: Vec<String>,
+    pub(super) db: String,
+    pub(super) revision: String,
+    /// The tie-break seed (`--seed`; 0: the default order).
+    pub(super) seed: u64,
+    /// The endgame-table directory (`--tables`), if any.
+    pub(super) tables: Option<String>,
+    /// With `--tables` at a root of 4 men or fewer: its value in the
+    /// table (`win in 66 for white (to move)`), which the search's one
+    /// ply to the table positions below confirms.
+    pub(super) root_table: Option<String>,
+}
+
+/// A proof or disproof number, `inf` for infinity.
+pub(super) fn fmt_pn(v: u32) -> String {
+    if v == u32::MAX {
+        "inf".into()
+    } else {
+        v.to_string()
+    }
+}
+
+/// The text summary of a run (without `--json`).
+pub(super) fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) -> io::Result<()> {
+    let what = match r.result {
+        ProveResult::Proven => format!("proven: {} wins", s.winner),
+        ProveResult::Disproven => format!("disproven: {} cannot force a win", s.winner),
+        ProveResult::Stopped => {
+            "stopped by a limit or a signal (run the same command again to continue)".to_string()
+        }
+    };
+    writeln!(out, "result:          {what}")?;
+    if r.result == ProveResult::Disproven {
+        writeln!(
+            out,
+            "note:            disproofs are not certified by the checker (only proofs are)"
+        )?;
+    }
+    let line = if s.line.is_empty() {
+        "(start)".to_string()
+    } else {
+        s.line.join(" ")
+    };
+    writeln!(out, "line:            {line}")?;
+    if let Some(m) = &s.winning_move {
+        writeln!(out, "winning move:    {m}")?;
+    }
+    writeln!(
+        out,
+        "nodes:           {}{}",
+        s.nodes,
+        if s.resumed_table {
+            " (resumed from the saved transposition table)"
+        } else {
+            ""
+        }
+    )?;
+    if s.threads > 1 {
+        writeln!(
+            out,
+            "nodes/s:         {:.0} ({} search threads)",
+            s.nodes_per_second, s.threads
+        )?;
+    } else {
+        writeln!(out, "nodes/s:         {:.0}", s.nodes_per_second)?;
+    }
+    if r.result == ProveResult::Stopped {
+        writeln!(
+            out,
+            "root pn / dn:    {} / {}",
+            fmt_pn(s.root_pn),
+            fmt_pn(s.root_dn)
+        )?;
+    }
+    if r.result == ProveResult::Proven {
+        writeln!(out, "proof positions: {}", s.proof_positions)?;
+        writeln!(out, "proof depth:     {} plies", s.proof_depth)?;
+        if let Some(a) = &s.alternatives {
+            writeln!(
+                out,
+                "smaller proof:   {} searches, {} proven, {} nodes; {} moves changed{}",
+                a.searches,
+                a.proven,
+                a.nodes,
+                a.rewritten,
+                if a.stopped {
+                    " (stopped early: the proof is whole, run again to go on)"
+                } else {
+                    ""
+                }
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "store:           {} ({} records, {} written now, {} bytes)",
+        s.db, s.store_records, s.records_written, s.store_bytes
+    )?;
+    if let (Some(path), Some(bytes)) = (&s.saved_tt, s.saved_tt_bytes) {
+        writeln!(
+            out,
+            "saved table:     {path} ({:.1} MB): the transposition table, for the next run of \
+             this line on this store to resume from; removed once the line is settled, \
+             replaced by a stopped run of another line (delete it to start afresh)",
+            bytes as f64 / 1e6
+        )?;
+    }
+    if let Some(p) = s.peak_memory_bytes {
+        writeln!(
+            out,
+            "peak memory:     {:.1} MB resident at most (stored-position filter {:.2} MB)",
+            p as f64 / 1e6,
+            s.filter_bytes as f64 / 1e6
+        )?;
+    }
+    writeln!(
+        out,
+        "table budget:    {:.1} MB (--memory: the most the transposition table may take, \
+         allocated as it fills)",
+        s.tt_bytes as f64 / 1e6
+    )?;
+    match s.cpu_s {
+        Some(c) => writeln!(out, "time:            {:.3} s ({c:.3} s CPU)", s.time_s)?,
+        None => writeln!(out, "time:            {:.3} s", s.time_s)?,
+    }
+    let rules = if s.fifty_move_rule {
+        format!("{} (with the fifty-move rule)", s.rule_set)
+    } else {
+        s.rules.clone()
+    };
+    writeln!(out, "rules:           {rules}")?;
+    if let Some(n) = s.proof_need {
+        writeln!(
+            out,
+            "fifty-move need: {n} plies to the first capture or pawn move on the longest line"
+        )?;
+    }
+    writeln!(out, "root FEN:        {}", s.root_fen)?;
+    if s.seed != 0 {
+        writeln!(out, "seed:            {} (tie-break order)", s.seed)?;
+    }
+    if let Some(t) = &s.tables {
+        writeln!(out, "endgame tables:  {t} (positions of 4 men or fewer)")?;
+    }
+    if let Some(v) = &s.root_table {
+        writeln!(out, "root in table:   {v}")?;
+    }
+    writeln!(out, "revision:        {}", s.revision)?;
+    Ok(())
+}
+
+/// User plus system CPU time of this process and its waited-for children
+/// (the local workers).
+pub(super) fn cpu_seconds() -> Option<f64> {
+    let mut total = 0.0;
+    for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
+        // SAFETY: getrusage writes into the zeroed struct we own.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: as above; both `who` values are valid.
+        if unsafe { libc::getrusage(who, &mut ru) } != 0 {
+            return None;
+        }
+        let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+        total += t(ru.ru_utime) + t(ru.ru_stime);
+    }
+    Some(total)
+}
+
+/// A field of /proc/self/status in kB.
+pub(super) fn read_status_kb(field: &str) -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with(field))?;
+    line[field.len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// The git revision this binary was built from (`+dirty` with uncommitted
+/// changes; `unknown` outside a checkout), recorded by `build.rs`.
+pub(super) fn revision() -> String {
+    env!("ANTIPROOF_REVISION").to_string()
+}
