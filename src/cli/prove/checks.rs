@@ -39,20 +39,24 @@ fn memory_refusal(
     usable: Option<u64>,
     available: Option<u64>,
 ) -> Option<String> {
-    let limit = crate::sysmem::table_limit(threads, usable, available)?;
-    if memory.0 <= limit.bytes {
-        return None;
-    }
-    Some(match limit.of {
-        crate::sysmem::LimitOf::Machine(_) => format!(
+    // The machine first (any number of threads), then what a table of
+    // threads may take of what is free now.
+    if let Some(limit) = crate::sysmem::table_limit(1, usable, None)
+        && memory.0 > limit.bytes
+    {
+        return Some(format!(
             "--memory {memory}: more than this machine has for a table, {limit}; past it the kernel would kill the search"
-        ),
-        crate::sysmem::LimitOf::Available(_) => {
-            format!(
-                "--memory {memory} with {threads} threads: more than their table may have, {limit}"
-            )
-        }
-    })
+        ));
+    }
+    if threads > 1
+        && let Some(limit) = crate::sysmem::table_limit(threads, None, available)
+        && memory.0 > limit.bytes
+    {
+        return Some(format!(
+            "--memory {memory} with {threads} threads: more than their table may have, {limit}"
+        ));
+    }
+    None
 }
 
 /// Refuses a store, or a saved table beside it, that is one of the run's
