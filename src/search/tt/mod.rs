@@ -22,6 +22,11 @@
 //! `i + n`, which only bucket `i` feeds. So a small proof touches little
 //! memory (fresh memory costs system time to fault in) and a large one gets
 //! the whole budget.
+//!
+//! The pieces: `entry` (an entry's encoding and the replacement rule),
+//! `slab` (the memory: huge pages, or a file mapping shared by processes),
+//! `shared` (tables shared by threads and by processes), `save` (saving a
+//! table and loading it back).
 
 /// Infinity for proof and disproof numbers.
 pub const INF: u32 = u32::MAX;
