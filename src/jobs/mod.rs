@@ -8,18 +8,21 @@
 //! certificate is certified by the independent checker before its
 //! positions enter the store ([`merge`]). [`master`] is the loop.
 //!
-//! One module a job:
+//! One module a part:
 //!
 //! * [`job`]: the job and result files (JSON, versioned);
 //! * [`run`]: running one job through the prover;
-//! * [`top`]: the top tree in the store;
+//! * [`top`]: the top tree in the store (its node layout, resumption and
+//!   selection in submodules);
 //! * [`merge`]: checking a result and turning its certificate into
 //!   records;
-//! * [`executor`]: local worker processes, threads and Slurm;
+//! * [`executor`]: local worker processes, threads in this process, and
+//!   Slurm;
 //! * [`sim`]: a simulated cluster of P workers in virtual time;
-//! * [`state`]: the run state a later session resumes from on another
-//!   machine (`--state FILE`);
-//! * [`master`]: the master loop.
+//! * [`state`]: the run-state file (`prove --state`), for a run to go on
+//!   on another machine;
+//! * [`master`]: the master loop (its report, status file and work
+//!   directory in submodules).
 
 pub mod executor;
 pub mod job;

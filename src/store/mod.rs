@@ -37,23 +37,36 @@
 //! resident, 111 bytes a record on disk, and read 320 k random keys/s;
 //! fjall 3.x inserted faster (200 k/s, 48 bytes a record) but read 3-4x
 //! slower.
+//!
+//! The pieces: [`StoreError`] (`error.rs`), opening and checking the file
+//! (`open.rs`), read snapshots ([`StoreReader`]), the records' encoding
+//! (`record.rs`), the top tree's table (`top.rs`), the proved lines
+//! (`lines.rs`) and the engine guard (`guard.rs`).
 
 use redb::{
-    Builder, ConcurrencyMode, Database, DatabaseError, ReadOnlyDatabase, ReadableDatabase,
-    ReadableTable, ReadableTableMetadata, TableDefinition,
+    Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable, ReadableTableMetadata,
+    TableDefinition,
 };
+
+mod error;
 pub mod filter;
 mod guard;
 mod lines;
+mod open;
+mod reader;
 mod record;
 mod top_bytes;
+
+pub use error::StoreError;
+use error::engine;
+pub use open::Integrity;
+pub use reader::StoreReader;
 
 pub use record::{
     FIFTY_RECORD_LEN, FLAG_TABLES, Need, Record, Verdict, fifty_better, need_through,
 };
 use record::{fifty_bytes, fifty_from_bytes};
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// Width of a key: a packed position.
@@ -82,120 +95,6 @@ type Proven<'a> = TableDefinition<'a, &'static [u8; KEY_LEN], &'static [u8; RECO
 fn table_name(rules: impl Into<RuleSet>) -> String {
     format!("proven_{}", rules.into().file_name())
 }
-
-/// A store that could not be opened, read or written.
-#[derive(Debug)]
-pub enum StoreError {
-    /// The database file could not be opened or created.
-    Open {
-        /// Its path.
-        path: PathBuf,
-        /// What the engine said.
-        message: String,
-    },
-    /// The store was written by another schema version.
-    Schema {
-        /// Its path.
-        path: PathBuf,
-        /// The version found (None: no version recorded).
-        found: Option<u32>,
-    },
-    /// Another process has the store open for writing.
-    InUse {
-        /// Its path.
-        path: PathBuf,
-    },
-    /// A write to a store opened read-only.
-    ReadOnly {
-        /// Its path.
-        path: PathBuf,
-    },
-    /// A record or key that cannot be decoded.
-    Corrupt(String),
-    /// The storage engine found the file damaged (it panicked or failed a
-    /// consistency check); nothing more is read from it.
-    Damaged {
-        /// Its path.
-        path: PathBuf,
-        /// What the engine said.
-        message: String,
-    },
-    /// The engine failed during a read or write.
-    Engine(String),
-}
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StoreError::Open { path, message } => {
-                write!(f, "cannot open proof store {}: {message}", path.display())
-            }
-            StoreError::Schema { path, found } => match found {
-                Some(v) => write!(
-                    f,
-                    "proof store {} has schema version {v}; this antiproof reads version {SCHEMA_VERSION}",
-                    path.display()
-                ),
-                None => write!(
-                    f,
-                    "{} is not an antiproof proof store (no schema version)",
-                    path.display()
-                ),
-            },
-            StoreError::InUse { path } => write!(
-                f,
-                "proof store {} is being written by another process (a prove run?); \
-                 only one may write at a time, while any number may read",
-                path.display()
-            ),
-            StoreError::ReadOnly { path } => {
-                write!(f, "proof store {} is open read-only", path.display())
-            }
-            StoreError::Corrupt(m) => write!(f, "corrupt proof store: {m}"),
-            StoreError::Damaged { path, message } => write!(
-                f,
-                "proof store {} is damaged ({message}); `antiproof store check --db {}` \
-                 checks it, and a store that fails that must be rebuilt by proving again \
-                 (certificates already exported are not affected)",
-                path.display(),
-                path.display()
-            ),
-            StoreError::Engine(m) => write!(f, "proof store error: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {}
-
-impl StoreError {
-    /// The store's path, when the message names it (a caller adds it
-    /// otherwise, so a message says the path once).
-    pub fn path(&self) -> Option<&Path> {
-        match self {
-            StoreError::Open { path, .. }
-            | StoreError::Schema { path, .. }
-            | StoreError::InUse { path }
-            | StoreError::ReadOnly { path }
-            | StoreError::Damaged { path, .. } => Some(path),
-            StoreError::Corrupt(_) | StoreError::Engine(_) => None,
-        }
-    }
-
-    /// The error as the command line reports it: the path once, then the
-    /// cause (`cannot open proof store X: no such file`).
-    pub fn naming(self, path: &Path) -> anyhow::Error {
-        if self.path().is_some() {
-            anyhow::Error::new(self)
-        } else {
-            anyhow::anyhow!("proof store {}: {self}", path.display())
-        }
-    }
-}
-
-fn engine<E: fmt::Display>(e: E) -> StoreError {
-    StoreError::Engine(e.to_string())
-}
-
 /// The database, as opened.
 enum Db {
     Write(Database),
@@ -230,248 +129,7 @@ impl Drop for Store {
         }
     }
 }
-
-fn builder() -> Builder {
-    let mut b = Builder::new();
-    b.set_concurrency_mode(ConcurrencyMode::SingleWriter);
-    b
-}
-
-fn open_error(path: &Path, e: DatabaseError) -> StoreError {
-    match e {
-        DatabaseError::DatabaseAlreadyOpen => StoreError::InUse {
-            path: path.to_path_buf(),
-        },
-        // The engine found the file damaged (a commit slot's checksum):
-        // said as damage, with `store check` named.
-        DatabaseError::Storage(redb::StorageError::Corrupted(message)) => StoreError::Damaged {
-            path: path.to_path_buf(),
-            message,
-        },
-        e => StoreError::Open {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        },
-    }
-}
-
-/// What [`Store::check_integrity`] found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Integrity {
-    /// Intact (or repaired by the engine).
-    Intact,
-    /// Damaged beyond the engine's repair.
-    Damaged,
-    /// Not checked: the file cannot be opened for writing, which the
-    /// engine's check needs; the cause (`Permission denied`).
-    NotWritable(String),
-}
-
-/// Whether an error opening a file for writing says this process may not
-/// write it (as opposed to a file that is bad).
-fn not_writable(e: &std::io::Error) -> bool {
-    matches!(
-        e.kind(),
-        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
-    )
-}
-
-/// A path that must name an existing regular file.
-fn existing_file(path: &Path) -> Result<(), StoreError> {
-    let fail = |message: &str| StoreError::Open {
-        path: path.to_path_buf(),
-        message: message.into(),
-    };
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => Ok(()),
-        Ok(m) if m.is_dir() => Err(fail("is a directory, not a proof store file")),
-        Ok(m) => Err(fail(&crate::fsutil::not_regular(m.file_type()).to_string())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(fail("no such file")),
-        Err(e) => Err(fail(&e.to_string())),
-    }
-}
-
 impl Store {
-    /// Opens the store at `path` for writing, creating it (with the current
-    /// schema) if the file does not exist. Other processes may read it
-    /// meanwhile ([`Store::open_read_only`]); another writer is refused.
-    /// A store left by a killed writer is repaired here (redb's repair:
-    /// everything committed is kept).
-    pub fn open(path: &Path) -> Result<Store, StoreError> {
-        Store::open_with(path, builder(), false)
-    }
-
-    /// As [`Store::open`], but no other process may open the store while
-    /// this one has it, and commits may be lazy ([`Store::set_lazy`]): a
-    /// job's scratch store.
-    pub fn open_exclusive(path: &Path) -> Result<Store, StoreError> {
-        let mut b = Builder::new();
-        b.set_concurrency_mode(ConcurrencyMode::ExclusiveWriter);
-        Store::open_with(path, b, false)
-    }
-
-    /// As [`Store::open_exclusive`], but always a new, empty store in a
-    /// file this process creates ([`crate::fsutil::create_fresh`]): a
-    /// link or another's file under the name is refused, never written
-    /// through (a job's scratch store, whose name is guessable).
-    pub fn create_fresh_exclusive(path: &Path) -> Result<Store, StoreError> {
-        let mut b = Builder::new();
-        b.set_concurrency_mode(ConcurrencyMode::ExclusiveWriter);
-        Store::open_with(path, b, true)
-    }
-
-    fn open_with(path: &Path, builder: Builder, fresh: bool) -> Result<Store, StoreError> {
-        let existed = !fresh && path.exists();
-        if existed {
-            existing_file(path)?;
-        }
-        let file = if fresh {
-            Some(
-                crate::fsutil::create_fresh(path).map_err(|e| StoreError::Open {
-                    path: path.to_path_buf(),
-                    message: e.to_string(),
-                })?,
-            )
-        } else {
-            None
-        };
-        let db = guard::guarded(path, || {
-            match file {
-                Some(f) => {
-                    redb::backends::FileBackend::new(f).and_then(|b| builder.create_with_backend(b))
-                }
-                None => builder.create(path),
-            }
-            .map_err(|e| open_error(path, e))
-        })?;
-        let store = Store {
-            db: Some(Db::Write(db)),
-            path: path.to_path_buf(),
-            lazy: std::sync::atomic::AtomicBool::new(false),
-        };
-        if !existed || store.is_empty_file()? {
-            store.write(|tx| {
-                let mut meta = tx.open_table(META).map_err(engine)?;
-                meta.insert("schema", SCHEMA_VERSION.to_le_bytes().as_slice())
-                    .map_err(engine)?;
-                for rules in Rules::ALL {
-                    tx.open_table(Proven::new(&table_name(rules)))
-                        .map_err(engine)?;
-                }
-                Ok(())
-            })?;
-        }
-        store.check_schema()?;
-        Ok(store)
-    }
-
-    /// Opens an existing store; a missing file is an error.
-    pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
-        existing_file(path)?;
-        Store::open(path)
-    }
-
-    /// Opens an existing store for reading only: any number of processes
-    /// may do so while one writes (each read sees its last commit). A
-    /// missing file, or one that is not a store, is an error.
-    ///
-    /// A store whose writer was killed needs redb's repair before it can be
-    /// read; when no writer holds it, it is repaired here (opened for
-    /// writing and closed, which keeps everything committed) and then
-    /// opened for reading. While a writer holds it, the writer has already
-    /// repaired it.
-    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
-        existing_file(path)?;
-        // The engine's own error, so that "needs repair" is told by its
-        // variant, not by the words of its message.
-        let open = || guard::guarded(path, || Ok(builder().open_read_only(path)));
-        let db = match open()? {
-            Ok(db) => db,
-            Err(DatabaseError::RepairAborted) => {
-                Store::repair(path)?;
-                open()?.map_err(|e| open_error(path, e))?
-            }
-            Err(e) => return Err(open_error(path, e)),
-        };
-        let store = Store {
-            db: Some(Db::Read(db)),
-            path: path.to_path_buf(),
-            lazy: std::sync::atomic::AtomicBool::new(false),
-        };
-        store.check_schema()?;
-        Ok(store)
-    }
-
-    /// Repairs a store left by a killed writer: opens it for writing (which
-    /// runs redb's repair) and closes it.
-    fn repair(path: &Path) -> Result<(), StoreError> {
-        let db = guard::guarded(path, || {
-            builder().open(path).map_err(|e| match open_error(path, e) {
-                e @ StoreError::InUse { .. } => e,
-                StoreError::Open { message, .. } => StoreError::Open {
-                    path: path.to_path_buf(),
-                    message: format!(
-                        "its last writer stopped without closing it, and repairing it failed: {message}"
-                    ),
-                },
-                e => e,
-            })
-        })?;
-        if guard::drop_guarded(path, db) {
-            return Err(StoreError::Damaged {
-                path: path.to_path_buf(),
-                message: "closing it after repair failed".into(),
-            });
-        }
-        Ok(())
-    }
-
-    /// Checks the whole file's integrity (redb's page checksums and tree
-    /// structure); repairs what redb can. Needs the store to be free of
-    /// writers and readers, and the file open for writing (redb checks
-    /// only through a writable handle): a file this process may not write
-    /// (another user's, read-only, on a read-only file system) is
-    /// [`Integrity::NotWritable`], not checked and not called damaged.
-    pub fn check_integrity(path: &Path) -> Result<Integrity, StoreError> {
-        existing_file(path)?;
-        guard::guarded(path, || {
-            let damaged = |message: String| StoreError::Damaged {
-                path: path.to_path_buf(),
-                message,
-            };
-            let mut db = match builder().open(path) {
-                Ok(db) => db,
-                Err(DatabaseError::Storage(redb::StorageError::Io(e))) if not_writable(&e) => {
-                    return Ok(Integrity::NotWritable(e.to_string()));
-                }
-                Err(e) => {
-                    return Err(match open_error(path, e) {
-                        StoreError::Open { message, .. } => damaged(message),
-                        e => e,
-                    });
-                }
-            };
-            match db.check_integrity().map_err(|e| damaged(e.to_string()))? {
-                true => Ok(Integrity::Intact),
-                false => Ok(Integrity::Damaged),
-            }
-        })
-    }
-
-    /// Compacts the file (gives back free pages); needs the store to be free
-    /// of writers and readers. Returns the file size before and after.
-    pub fn compact(path: &Path) -> Result<(u64, u64), StoreError> {
-        existing_file(path)?;
-        let size = || std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        let before = size();
-        guard::guarded(path, || {
-            let mut db = builder().open(path).map_err(|e| open_error(path, e))?;
-            while db.compact().map_err(engine)? {}
-            Ok(())
-        })?;
-        Ok((before, size()))
-    }
-
     fn db(&self) -> &Db {
         self.db.as_ref().expect("the database is open until drop")
     }
@@ -724,116 +382,6 @@ impl Store {
         std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0)
     }
 }
-
-/// A read snapshot of the store.
-pub struct StoreReader {
-    /// `None` only while being dropped.
-    tx: Option<redb::ReadTransaction>,
-    path: PathBuf,
-}
-
-impl Drop for StoreReader {
-    fn drop(&mut self) {
-        if let Some(tx) = self.tx.take() {
-            guard::drop_guarded(&self.path, tx);
-        }
-    }
-}
-
-impl StoreReader {
-    fn tx(&self) -> &redb::ReadTransaction {
-        self.tx.as_ref().expect("the snapshot is open until drop")
-    }
-
-    /// The record of a position, if proven. (A store made before `rules`
-    /// existed has no table for it: no record.)
-    pub fn get(&self, rules: impl Into<RuleSet>, key: &Key) -> Result<Option<Record>, StoreError> {
-        Ok(self.get_entry(rules, key)?.map(|(r, _)| r))
-    }
-
-    /// The record of a position, if proven, and under the fifty-move rule
-    /// its need.
-    pub fn get_entry(
-        &self,
-        rules: impl Into<RuleSet>,
-        key: &Key,
-    ) -> Result<Option<(Record, Option<Need>)>, StoreError> {
-        let rules = rules.into();
-        guard::guarded(&self.path, || {
-            let name = table_name(rules);
-            if rules.fifty_move {
-                let table = match self.tx().open_table(ProvenFifty::new(&name)) {
-                    Ok(t) => t,
-                    Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
-                    Err(e) => return Err(engine(e)),
-                };
-                return match table.get(key).map_err(engine)? {
-                    Some(v) => {
-                        let (r, need) = fifty_from_bytes(v.value())?;
-                        Ok(Some((r, Some(need))))
-                    }
-                    None => Ok(None),
-                };
-            }
-            let table = match self.tx().open_table(Proven::new(&name)) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
-                Err(e) => return Err(engine(e)),
-            };
-            match table.get(key).map_err(engine)? {
-                Some(v) => Ok(Some((Record::from_bytes(v.value())?, None))),
-                None => Ok(None),
-            }
-        })
-    }
-
-    /// Calls `f` on every record under a rule set, in key order. (A panic
-    /// of `f` itself is reported as a damaged store too: keep `f` simple.)
-    pub fn for_each(
-        &self,
-        rules: impl Into<RuleSet>,
-        mut f: impl FnMut(&Key, Record) -> Result<(), StoreError>,
-    ) -> Result<(), StoreError> {
-        self.for_each_entry(rules, |k, r, _| f(k, r))
-    }
-
-    /// As [`StoreReader::for_each`], with each record's need under the
-    /// fifty-move rule.
-    pub fn for_each_entry(
-        &self,
-        rules: impl Into<RuleSet>,
-        mut f: impl FnMut(&Key, Record, Option<Need>) -> Result<(), StoreError>,
-    ) -> Result<(), StoreError> {
-        let rules = rules.into();
-        guard::guarded(&self.path, || {
-            let name = table_name(rules);
-            if rules.fifty_move {
-                let table = match self.tx().open_table(ProvenFifty::new(&name)) {
-                    Ok(t) => t,
-                    Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
-                    Err(e) => return Err(engine(e)),
-                };
-                for item in table.iter().map_err(engine)? {
-                    let (k, v) = item.map_err(engine)?;
-                    let (r, need) = fifty_from_bytes(v.value())?;
-                    f(k.value(), r, Some(need))?;
-                }
-                return Ok(());
-            }
-            let table = match self.tx().open_table(Proven::new(&name)) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
-                Err(e) => return Err(engine(e)),
-            };
-            for item in table.iter().map_err(engine)? {
-                let (k, v) = item.map_err(engine)?;
-                f(k.value(), Record::from_bytes(v.value())?, None)?;
-            }
-            Ok(())
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

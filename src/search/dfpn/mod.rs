@@ -49,317 +49,27 @@
 //! every child is reached by a capture. Stored proofs and endgame-table
 //! leaves carry their headroom need and are leaves only where the child's
 //! clock plus that need is at most 100.
+//!
+//! The pieces: `search` (the search's state, and the nodes the threads
+//! of a run are in), `budget` (limits, progress reports, the threads'
+//! pooled counts), `path` (the current path and its repetitions),
+//! `keys` (tt keys, shared or naming the path).
+
+mod budget;
+mod keys;
+mod path;
+mod search;
+
+pub(super) use budget::Pool;
+use keys::mix;
+pub use keys::tt_key_fingerprint;
+pub(super) use keys::{child_key, line_key};
+pub(super) use search::{BUSY_WEIGHT, Busy, Search};
 
 use super::Prover;
-use super::config::Limits;
-use super::report::{Progress, ProgressFn};
-use super::tt::{INF, Tt, TtValue};
-use crate::rules::{Move, Outcome, Position, Role};
+use super::tt::{INF, TtValue};
+use crate::rules::{Outcome, Position, Role};
 use crate::vocab::FIFTY_MOVE_PLIES;
-use std::time::{Duration, Instant};
-
-/// The state of the df-pn search: the tt, the current path, the children
-/// being searched, and the counters and limits.
-pub(super) struct Search<'s> {
-    /// The transposition table.
-    pub(super) tt: Tt,
-    /// The positions of the current path.
-    pub(super) path: Path,
-    /// The children of every node of the path, one stack.
-    kids: Vec<Kid>,
-    /// Nodes expanded.
-    pub(super) nodes: u64,
-    /// Child positions generated.
-    pub(super) generated: u64,
-    /// A limit stopped the search (or the store failed).
-    pub(super) stopped: bool,
-    /// The root's current proof and disproof numbers.
-    pub(super) root_pn: u32,
-    /// See `root_pn`.
-    pub(super) root_dn: u32,
-    /// A proof is being extracted: `mid` is re-proving a child, not
-    /// searching from the root.
-    pub(super) extracting: bool,
-    /// Proven nodes whose proof-size estimate reaches this are written to
-    /// the store during the search.
-    pub(super) checkpoint_size: u32,
-    /// Limits and progress reports.
-    pub(super) budget: Budget<'s>,
-    /// Positions on the path at the root: 1, or more where the root was
-    /// reached through a history ([`Prover::prove_after`]).
-    pub(super) root_len: usize,
-    /// The nodes every search thread of this run is in, when several
-    /// share the tt ([`Busy`]).
-    pub(super) busy: Option<std::sync::Arc<Busy>>,
-    /// [`super::Config::seed`].
-    pub(super) seed: u64,
-}
-
-/// The nodes the search threads of one run are in: a count for each of
-/// 2^16 slots of node keys (keys that share a slot look busy together:
-/// a hint, never part of a value). At an AND node (the opponent to
-/// move: every child must be proven), a thread steers away from a child
-/// another thread is searching (its disproof number counts
-/// [`BUSY_WEIGHT`] times more for each thread in it), so threads that
-/// meet on one path spread over the replies that all need a proof,
-/// instead of repeating each other's work (after the "virtual proof
-/// numbers" of Kaneko's parallel df-pn). At OR nodes they do not: there
-/// the second-best move is speculation, and steering there too took
-/// 12-20 s on rung 10 with two threads against 9-11 s.
-pub(super) struct Busy(Box<[std::sync::atomic::AtomicU32]>);
-
-/// How much more a child's proof or disproof number counts, when
-/// choosing among siblings, for each other thread searching it.
-pub(super) const BUSY_WEIGHT: u32 = 1;
-
-const BUSY_SLOTS: usize = 1 << 16;
-
-impl Busy {
-    /// No thread anywhere.
-    pub(super) fn new() -> Busy {
-        Busy(
-            (0..BUSY_SLOTS)
-                .map(|_| std::sync::atomic::AtomicU32::new(0))
-                .collect(),
-        )
-    }
-
-    #[inline(always)]
-    fn slot(&self, key: u64) -> &std::sync::atomic::AtomicU32 {
-        &self.0[(key >> 48) as usize % BUSY_SLOTS]
-    }
-
-    /// A thread enters the node of `key`.
-    #[inline(always)]
-    fn enter(&self, key: u64) {
-        self.slot(key)
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// A thread leaves the node of `key`.
-    #[inline(always)]
-    fn leave(&self, key: u64) {
-        self.slot(key)
-            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// Threads in the node of `key` (or in another of its slot).
-    #[inline(always)]
-    fn count(&self, key: u64) -> u32 {
-        self.slot(key).load(std::sync::atomic::Ordering::Relaxed)
-    }
-}
-
-impl<'s> Search<'s> {
-    /// A search with a tt of `tt_bytes`.
-    pub(super) fn new(tt_bytes: usize, limits: Limits, checkpoint_size: u32) -> Search<'s> {
-        Search {
-            tt: Tt::with_bytes(tt_bytes),
-            path: Path(Vec::with_capacity(1024)),
-            kids: Vec::with_capacity(1 << 14),
-            nodes: 0,
-            generated: 0,
-            stopped: false,
-            root_pn: 1,
-            root_dn: 1,
-            root_len: 1,
-            busy: None,
-            seed: 0,
-            extracting: false,
-            checkpoint_size: checkpoint_size.max(2),
-            budget: Budget::new(limits),
-        }
-    }
-}
-
-/// The limits of a run and its progress reports.
-pub(super) struct Budget<'s> {
-    limits: Limits,
-    next_check: u64,
-    /// When the run started.
-    pub(super) start: Instant,
-    last_progress: Instant,
-    /// Called about once a second.
-    pub(super) progress: Option<ProgressFn<'s>>,
-    /// Stop when this is set: another search thread of the run solved
-    /// the root, or the run ended.
-    pub(super) halt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-    /// The counts of every search thread of the run, when several: the
-    /// node limit and the progress reports count all their nodes.
-    pool: Option<std::sync::Arc<Pool>>,
-    /// This thread's nodes already added to `pool`.
-    pooled: u64,
-    /// Stop when this thread has expanded this many nodes (a bounded
-    /// search inside the run: [`Budget::cap`]).
-    cap: u64,
-}
-
-/// The nodes of the search threads of one run.
-#[derive(Default)]
-pub(super) struct Pool {
-    /// Nodes expanded.
-    pub(super) nodes: std::sync::atomic::AtomicU64,
-}
-
-impl Budget<'_> {
-    fn new(limits: Limits) -> Self {
-        let now = Instant::now();
-        Budget {
-            limits,
-            next_check: 0,
-            start: now,
-            last_progress: now,
-            progress: None,
-            halt: None,
-            pool: None,
-            pooled: 0,
-            cap: u64::MAX,
-        }
-    }
-
-    /// Stops the search once this thread's count reaches `cap` (`None`:
-    /// no such bound), within the run's own limits. `next_check` is
-    /// brought forward to it when sooner.
-    pub(super) fn cap(&mut self, cap: Option<u64>) {
-        self.cap = cap.unwrap_or(u64::MAX);
-        self.next_check = self.next_check.min(self.cap);
-    }
-
-    /// Starts the clock.
-    pub(super) fn restart(&mut self) {
-        self.start = Instant::now();
-        self.last_progress = self.start;
-    }
-
-    /// Counts this thread's nodes, from `nodes` on, in `pool` with those
-    /// of the run's other search threads (`None`: this thread alone).
-    pub(super) fn pool(&mut self, pool: Option<std::sync::Arc<Pool>>, nodes: u64) {
-        self.pool = pool;
-        self.pooled = nodes;
-    }
-
-    /// Whether the run's own limits are reached at `now` after `nodes`
-    /// expansions: its node limit, its deadline, or its stop flag (not
-    /// another thread's halt).
-    pub(super) fn over_limits(&self, nodes: u64, now: Instant) -> bool {
-        let l = &self.limits;
-        l.nodes.is_some_and(|n| nodes >= n)
-            || l.deadline.is_some_and(|d| now >= d)
-            || l.stop
-                .as_ref()
-                .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
-    }
-
-    /// Whether a limit is reached after `nodes` expansions (with the
-    /// other threads' nodes, when pooled); reports progress when a second
-    /// has passed since the last report.
-    fn check(&mut self, nodes: u64, root_pn: u32, root_dn: u32, tt: &Tt) -> bool {
-        let mut stop = nodes >= self.cap;
-        self.next_check = (nodes + 2048).min(self.cap.max(nodes + 1));
-        let nodes = match &self.pool {
-            Some(p) => {
-                let d = nodes - self.pooled;
-                self.pooled = nodes;
-                p.nodes.fetch_add(d, std::sync::atomic::Ordering::Relaxed) + d
-            }
-            None => nodes,
-        };
-        let now = Instant::now();
-        if self.over_limits(nodes, now) {
-            stop = true;
-        }
-        if let Some(s) = &self.halt
-            && s.load(std::sync::atomic::Ordering::Relaxed)
-        {
-            stop = true;
-        }
-        if now.duration_since(self.last_progress) >= Duration::from_secs(1) {
-            self.last_progress = now;
-            let p = Progress {
-                nodes,
-                elapsed: now.duration_since(self.start),
-                root_pn,
-                root_dn,
-                tt_used: tt.used(),
-                tt_capacity: tt.capacity(),
-                tt_bytes: tt.bytes_in_use(),
-            };
-            if let Some(f) = self.progress.as_mut() {
-                f(&p);
-            }
-        }
-        stop
-    }
-}
-
-#[derive(Clone, Copy)]
-pub(super) struct PathEntry {
-    z: u64,
-    irrev_start: u32,
-}
-
-/// The Zobrist hashes of the current path, each with the index where its
-/// repetition window starts (the last irreversible move).
-pub(super) struct Path(Vec<PathEntry>);
-
-impl Path {
-    /// Starts a path at a root with Zobrist hash `z`.
-    pub(super) fn reset(&mut self, z: u64) {
-        self.0.clear();
-        self.0.push(PathEntry { z, irrev_start: 0 });
-    }
-
-    /// Number of positions on the path.
-    #[inline]
-    pub(super) fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether a position with Zobrist hash `z`, about to be pushed on the
-    /// path after a reversible move, repeats a position of the path.
-    #[inline]
-    pub(super) fn repeats(&self, z: u64) -> bool {
-        let len = self.0.len();
-        let start = self.0[len - 1].irrev_start as usize;
-        let mut i = len as isize - 2;
-        while i >= start as isize {
-            if self.0[i as usize].z == z {
-                return true;
-            }
-            i -= 2;
-        }
-        false
-    }
-
-    /// Pushes a position reached by an irreversible move or not.
-    #[inline]
-    pub(super) fn push(&mut self, z: u64, irr: bool) {
-        let len = self.0.len();
-        let irrev_start = if irr {
-            len as u32
-        } else {
-            self.0[len - 1].irrev_start
-        };
-        self.0.push(PathEntry { z, irrev_start });
-    }
-
-    /// The path's entries, for another search thread's [`Path::set_entries`].
-    pub(super) fn entries(&self) -> Vec<PathEntry> {
-        self.0.clone()
-    }
-
-    /// Makes the path the one [`Path::entries`] returned.
-    pub(super) fn set_entries(&mut self, entries: &[PathEntry]) {
-        self.0.clear();
-        self.0.extend_from_slice(entries);
-    }
-
-    /// Pops the top position.
-    #[inline]
-    pub(super) fn pop(&mut self) {
-        self.0.pop();
-    }
-}
 
 #[derive(Clone, Copy)]
 struct Kid {
@@ -376,60 +86,6 @@ struct Kid {
 fn salted(key: u64, seed: u64) -> u64 {
     (key ^ seed).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
-
-#[inline(always)]
-fn mix(parent: u64, z: u64) -> u64 {
-    let mut x = parent.rotate_left(17) ^ z;
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
-/// The tt key of the last of `line`, a sequence of positions each reached
-/// from the one before by a legal move and starting at a shareable one
-/// (the search's root, or one reached by a capture or pawn move): the key
-/// a search from `line[0]` gives it, [`child_key`] told from the positions
-/// alone (a capture or pawn move resets the half-move clock).
-pub(super) fn line_key(line: &[Position]) -> u64 {
-    let mut key = line.first().map_or(0, |p| p.zobrist());
-    for p in line.iter().skip(1) {
-        let z = p.zobrist();
-        key = if p.halfmoves() == 0 || p.has_capture() {
-            z
-        } else {
-            mix(key, z)
-        };
-    }
-    key
-}
-
-/// A fingerprint of how tt keys are made (the Zobrist numbers and the
-/// way keys of reversible moves are mixed): the keys of a fixed line, one
-/// of them reached by a reversible move, hashed. Tt entries kept in a
-/// file ([`crate::jobs::state`]) are used only by a build that gives the
-/// same fingerprint.
-pub fn tt_key_fingerprint() -> u64 {
-    let start = Position::startpos();
-    let mut line = vec![start];
-    let mut pos = start;
-    for m in ["e3", "e6", "Nf3", "Nc6", "Ng1"] {
-        let (next, _) = pos.play_line_str(m).expect("a legal move of a fixed line");
-        line.push(next);
-        pos = next;
-    }
-    (1..=line.len()).fold(0u64, |h, n| mix(h, line_key(&line[..n])))
-}
-
-/// The tt key of `child`, reached by `m` from a node with key `key`.
-pub(super) fn child_key(key: u64, m: Move, child: &Position) -> u64 {
-    let z = child.zobrist();
-    if m.is_irreversible() || child.has_capture() {
-        z
-    } else {
-        mix(key, z)
-    }
-}
-
 #[inline(always)]
 pub(super) fn sat(x: u64) -> u32 {
     if x >= INF as u64 { INF - 1 } else { x as u32 }
@@ -769,8 +425,6 @@ impl Prover<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Color;
-    use crate::search::Config;
 
     #[test]
     fn summarize_or_and() {
@@ -823,47 +477,5 @@ mod tests {
             assert_eq!(select(&kids, true, None, seed), (2, 1));
             assert_eq!(select(&kids, false, None, seed), (3, 3));
         }
-    }
-
-    #[test]
-    fn repetitions_are_seen_back_to_the_last_irreversible_move() {
-        let mut p = Prover::new(Config::default(), Color::White, None).unwrap();
-        let start = Position::startpos();
-        let mut walk = |line: &[&str]| {
-            let mut pos = start;
-            let path = &mut p.search.path;
-            path.reset(pos.zobrist());
-            let mut last = false;
-            for (i, s) in line.iter().enumerate() {
-                let m = pos.parse_move(s).unwrap();
-                let next = pos.play(m);
-                if i + 1 == line.len() {
-                    last = !m.is_irreversible() && path.repeats(next.zobrist());
-                } else {
-                    path.push(next.zobrist(), m.is_irreversible());
-                }
-                pos = next;
-            }
-            last
-        };
-        assert!(walk(&["Nf3", "Nf6", "Ng1", "Ng8"]));
-        assert!(!walk(&["Nf3", "Nf6", "Ng1", "Nc6"]));
-        // The window starts at 1.e3: the position right after it repeats.
-        assert!(walk(&["e3", "Nc6", "Nf3", "Nb8", "Ng1"]));
-        assert!(!walk(&["e3", "Nc6", "Nf3", "Nb8"]));
-    }
-
-    #[test]
-    fn path_keys_only_where_the_value_can_depend_on_the_path() {
-        let start = Position::startpos();
-        let nf3 = start.parse_move("Nf3").unwrap();
-        let e4 = start.parse_move("e4").unwrap();
-        // A reversible move to a position without captures: path key.
-        let a = child_key(1, nf3, &start.play(nf3));
-        let b = child_key(2, nf3, &start.play(nf3));
-        assert_ne!(a, b);
-        // An irreversible move: the position's own hash, shared.
-        let c = child_key(1, e4, &start.play(e4));
-        assert_eq!(c, start.play(e4).zobrist());
     }
 }

@@ -18,17 +18,30 @@
 //! `WORK_DIR/status.json` ([`status_path`]), atomically: the progress a
 //! terminal shows, the root's moves and the run's state, for a master with
 //! no terminal (a batch job, `nohup`) to be watched from another shell.
+//!
+//! The pieces: `report` (what a run did), `status` (the progress
+//! figures and the status file), `workdir` (the work directory's lock
+//! and clean-up), `error` ([`MasterError`]).
+
+mod error;
+mod report;
+mod status;
+mod workdir;
+
+pub use error::MasterError;
+pub use report::{JobFigure, LineStep, MasterReport, MasterResult, MoveFigure};
+pub use status::{STATUS_EVERY, Status, status_path};
+use workdir::{RemoveOnDrop, remove_stale_jobs};
+pub use workdir::{WorkDirLock, lock_path};
 
 use super::executor::{ExecError, Executor};
 use super::job::{Budget, Job, Outcome, Thresholds, result_path, tree_path, with_suffix};
 use super::merge::{Rejected, take_result};
-use super::top::{INF, NODE_LEN, State, TopNode, TopTree, with_margin};
+use super::top::{INF, NODE_LEN, State, TopTree, with_margin};
 use crate::check::LeafTables;
 use crate::rules::{Color, Position, Rules};
-use crate::store::{Store, StoreError};
-use serde::Serialize;
+use crate::store::Store;
 use std::collections::HashMap;
-use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -82,354 +95,6 @@ pub struct MasterConfig {
     /// state's, [`super::state::RunState::tt_seed`]); unused without one.
     pub tt_seed: Vec<(u64, crate::search::tt::TtValue)>,
 }
-
-/// How a master run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MasterResult {
-    /// The root is proven and its proof is in the store.
-    Proven,
-    /// The root is disproven (by the workers' searches: not certified).
-    Disproven,
-    /// The root cannot be proven because leaves failed.
-    Failed,
-    /// A limit or a signal stopped it (run again to resume).
-    Stopped,
-}
-
-impl MasterResult {
-    /// Its name, as `--json` and the status file write it (`proven`,
-    /// `disproven`, `failed`, `stopped`).
-    pub fn name(self) -> &'static str {
-        match self {
-            MasterResult::Proven => "proven",
-            MasterResult::Disproven => "disproven",
-            MasterResult::Failed => "failed",
-            MasterResult::Stopped => "stopped",
-        }
-    }
-}
-
-/// One job's figures.
-#[derive(Clone, Debug, Serialize)]
-pub struct JobFigure {
-    /// The job's id.
-    pub id: String,
-    /// Its top-tree node.
-    pub node: u64,
-    /// Its node's depth in the top tree.
-    pub depth: u16,
-    /// Its line from the start (SAN).
-    pub line: String,
-    /// Its node budget.
-    pub budget_nodes: u64,
-    /// `proven`, `disproven`, `unresolved`, or `rejected`.
-    pub outcome: String,
-    /// Why it was rejected.
-    pub rejected: Option<String>,
-    /// Nodes its search expanded (from its result).
-    pub nodes: u64,
-    /// Seconds its worker reported.
-    pub time_s: f64,
-    /// Seconds the checker took over its certificate.
-    pub check_s: f64,
-    /// Records it brought into the store.
-    pub records: u64,
-}
-
-/// What a master run did.
-#[derive(Clone, Debug, Serialize)]
-pub struct MasterReport {
-    /// How it ended.
-    pub result: MasterResult,
-    /// The root's proof number.
-    pub root_pn: u32,
-    /// The root's disproof number.
-    pub root_dn: u32,
-    /// Whether it resumed a top tree left by an earlier run.
-    pub resumed: bool,
-    /// Leaves an earlier run left failed, or disproven by its workers
-    /// (not certified), tried again in this one.
-    pub reopened: u64,
-    /// Top-tree nodes settled at the start from proofs the store holds
-    /// (made since the tree was left), whatever the tree said.
-    pub settled_from_store: u64,
-    /// Jobs that came back accepted.
-    pub jobs_done: u64,
-    /// Results rejected (each named in `each`).
-    pub jobs_rejected: u64,
-    /// Jobs stopped because their leaf no longer mattered.
-    pub jobs_cancelled: u64,
-    /// Leaves marked failed.
-    pub leaves_failed: u64,
-    /// Records merged into the store.
-    pub records_merged: u64,
-    /// Nodes in the top tree.
-    pub top_nodes: u64,
-    /// Bytes of one top-tree node's key and value (the store adds its own
-    /// page overhead).
-    pub top_bytes_per_node: u64,
-    /// Wall-clock seconds.
-    pub time_s: f64,
-    /// The root's moves as the top tree has them: how far each got.
-    pub root_moves: Vec<MoveFigure>,
-    /// The top tree's most-proving path from the root when the run ended
-    /// (empty when the root is settled).
-    pub principal_line: Vec<LineStep>,
-    /// Every job.
-    pub each: Vec<JobFigure>,
-}
-
-/// A root move's standing in the top tree.
-#[derive(Clone, Debug, Serialize)]
-pub struct MoveFigure {
-    /// The move (SAN).
-    pub san: String,
-    /// `frontier`, `inflight`, `inner`, `proven`, `disproven` or `failed`.
-    pub state: String,
-    /// Its proof number.
-    pub pn: u32,
-    /// Its disproof number.
-    pub dn: u32,
-    /// The replies to it in the top tree (0 until it is expanded).
-    pub replies: u32,
-    /// Of those, the ones proven (a win for the winner after the reply).
-    pub replies_proven: u32,
-}
-
-/// One move of the principal line: the top tree's most-proving path from
-/// the root, where the search is now.
-#[derive(Clone, Debug, Serialize)]
-pub struct LineStep {
-    /// The move (SAN).
-    pub san: String,
-    /// `frontier`, `inflight` or `inner`.
-    pub state: String,
-    /// The proof number after it.
-    pub pn: u32,
-    /// The disproof number after it.
-    pub dn: u32,
-}
-
-/// A progress report, once a round at most once a second.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct Status {
-    /// Frontier leaves waiting.
-    pub frontier: u64,
-    /// Jobs running (or queued on Slurm).
-    pub running: usize,
-    /// Jobs accepted.
-    pub done: u64,
-    /// Results rejected.
-    pub rejected: u64,
-    /// Leaves failed.
-    pub failed: u64,
-    /// The root's numbers.
-    pub root_pn: u32,
-    /// See `root_pn`.
-    pub root_dn: u32,
-    /// Records in the store.
-    pub positions: u64,
-    /// Nodes of the jobs that came back so far, this run.
-    pub job_nodes: u64,
-    /// Seconds so far.
-    #[serde(rename = "elapsed_s")]
-    pub elapsed: f64,
-}
-
-/// How often the status file is rewritten.
-pub const STATUS_EVERY: Duration = Duration::from_secs(10);
-
-/// The status file of a work directory (see the module doc).
-pub fn status_path(work_dir: &std::path::Path) -> PathBuf {
-    work_dir.join("status.json")
-}
-
-/// The status file's contents.
-#[derive(Serialize)]
-struct StatusFile<'a> {
-    format: &'static str,
-    version: u32,
-    /// `running`, or how the run ended (a [`MasterResult`]).
-    state: &'a str,
-    /// The master's process id.
-    pid: u32,
-    /// When this was written (seconds since the Unix epoch).
-    updated_unix_s: u64,
-    line: &'a [String],
-    winner: &'static str,
-    rules: String,
-    #[serde(flatten)]
-    status: Status,
-    top_nodes: u64,
-    root_moves: &'a [MoveFigure],
-    principal_line: &'a [LineStep],
-    /// Why the master stopped, when `state` is `error`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-}
-
-/// What stops a master with an error.
-#[derive(Debug)]
-pub enum MasterError {
-    /// The store failed.
-    Store(StoreError),
-    /// The executor failed (sbatch missing or failing, a worker that
-    /// cannot start).
-    Exec(ExecError),
-    /// A job file could not be written.
-    Io(PathBuf, std::io::Error),
-    /// Another master holds the work directory ([`lock_path`]).
-    Busy {
-        /// The work directory.
-        work_dir: PathBuf,
-        /// What the other master wrote in the lock file (its pid and
-        /// store).
-        holder: String,
-    },
-}
-
-impl fmt::Display for MasterError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            MasterError::Store(e) => write!(f, "{e}"),
-            MasterError::Exec(e) => write!(f, "{e}"),
-            MasterError::Io(p, e) => write!(f, "cannot write {}: {e}", p.display()),
-            MasterError::Busy { work_dir, holder } => write!(
-                f,
-                "the work directory {} is in use by another master ({}): a work directory \
-                 belongs to one store; give this run another --work-dir",
-                work_dir.display(),
-                if holder.is_empty() {
-                    "which one, it has not written yet"
-                } else {
-                    holder
-                }
-            ),
-        }
-    }
-}
-
-impl std::error::Error for MasterError {}
-
-impl From<StoreError> for MasterError {
-    fn from(e: StoreError) -> MasterError {
-        MasterError::Store(e)
-    }
-}
-
-impl From<ExecError> for MasterError {
-    fn from(e: ExecError) -> MasterError {
-        MasterError::Exec(e)
-    }
-}
-
-/// The move into top-tree node `c` from its parent's position `pos`, in
-/// SAN (`?` for a code that is not a legal move there).
-fn move_san(pos: &Position, c: &TopNode) -> String {
-    crate::rules::move_of_code(pos, crate::vocab::MoveCode::from_raw(c.mv))
-        .map(|m| pos.san(m))
-        .unwrap_or_else(|| "?".into())
-}
-
-/// A node state as the report and the status file write it (`frontier`,
-/// `inflight`, `inner`, `proven`, `disproven`, `failed`).
-fn state_name(s: State) -> String {
-    format!("{s:?}").to_lowercase()
-}
-
-/// Removes what jobs of earlier runs over this store left in the work
-/// directory (`gN-nID-aK.json` and the files named after it, for N not
-/// `generation`), when a run starts and when it ends: a stopped or killed
-/// run's jobs are re-queued under new names, so their files would only
-/// pile up. Other files are left alone.
-fn remove_stale_jobs(work_dir: &std::path::Path, generation: u32) {
-    let Ok(entries) = std::fs::read_dir(work_dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(name) = name.to_str() else {
-            continue;
-        };
-        if let Some(g) = job_generation(name)
-            && g != generation
-        {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
-}
-
-/// The run generation of a job file's name (`g3-n17-a0.json`, and the
-/// result, certificate, log and scratch store named after it), `None` for
-/// any other name.
-fn job_generation(name: &str) -> Option<u32> {
-    let rest = name.strip_prefix('g')?;
-    let (g, rest) = rest.split_once("-n")?;
-    let (node, rest) = rest.split_once("-a")?;
-    let (attempt, _) = rest.split_once(".json")?;
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    (digits(node) && digits(attempt)).then_some(())?;
-    g.parse().ok()
-}
-
-/// The lock file of a work directory, held by its master for its run.
-pub fn lock_path(work_dir: &std::path::Path) -> PathBuf {
-    work_dir.join("master.lock")
-}
-
-/// A work directory's lock ([`lock_path`]), which [`run_master`] needs:
-/// a work directory belongs to one store, and the job files, results and
-/// status file of two masters there would mix (each would read, reject
-/// and count the other's results against its leaves). Held while this
-/// lives; the kernel lets it go should the process be killed, so a
-/// killed master's lock never blocks the next.
-pub struct WorkDirLock {
-    dir: PathBuf,
-    _lock: crate::fsutil::FileLock,
-}
-
-impl WorkDirLock {
-    /// Takes the lock of `work_dir` (which must exist) for a master of
-    /// the store `db`, before the store is opened or anything in the
-    /// directory touched; held by another master: [`MasterError::Busy`],
-    /// naming its pid and store.
-    pub fn take(
-        work_dir: &std::path::Path,
-        db: &std::path::Path,
-    ) -> Result<WorkDirLock, MasterError> {
-        let path = lock_path(work_dir);
-        let note = format!(
-            "pid {}, store {}",
-            std::process::id(),
-            db.canonicalize().as_deref().unwrap_or(db).display()
-        );
-        match crate::fsutil::lock_exclusive(&path, &note) {
-            Ok(crate::fsutil::Locked::Held(lock)) => Ok(WorkDirLock {
-                dir: work_dir.to_path_buf(),
-                _lock: lock,
-            }),
-            Ok(crate::fsutil::Locked::Busy(holder)) => Err(MasterError::Busy {
-                work_dir: work_dir.to_path_buf(),
-                holder,
-            }),
-            Err(e) => Err(MasterError::Io(path, e)),
-        }
-    }
-}
-
-/// Removes a file when dropped (the shared table, however the run ends).
-struct RemoveOnDrop(Option<PathBuf>);
-
-impl Drop for RemoveOnDrop {
-    fn drop(&mut self) {
-        if let Some(p) = &self.0 {
-            crate::search::tt::Tt::release_shared(p);
-            let _ = std::fs::remove_file(p);
-        }
-    }
-}
-
 /// A job out: its node and the job as sent.
 struct Out {
     node: u64,
@@ -558,7 +223,6 @@ pub fn run_master(
     m.write_status_file(m.report.result.name(), None, status);
     Ok(m.report)
 }
-
 impl Master<'_, '_> {
     /// Saves the run state (`cfg.state`), saying on stderr what was saved
     /// or why it could not be: a run goes on without its state file.
@@ -596,143 +260,6 @@ impl Master<'_, '_> {
                 saved.bytes
             ),
             Err(e) => eprintln!("antiproof: warning: run state not saved: {e}"),
-        }
-    }
-
-    /// The root's moves with their numbers and replies proven, best first
-    /// (by proof number where the winner moves, else disproof number).
-    fn root_moves(&self, root: &super::top::TopNode) -> Result<Vec<MoveFigure>, MasterError> {
-        let pos = root.position();
-        let or = pos.turn() == self.cfg.winner;
-        let mut moves = self.top.children(root)?;
-        moves.sort_by_key(|(_, c)| c.order(or));
-        let mut out = Vec::new();
-        for (_, c) in moves {
-            let kids = self.top.children(&c)?;
-            out.push(MoveFigure {
-                san: move_san(&pos, &c),
-                state: state_name(c.state),
-                pn: c.pn,
-                dn: c.dn,
-                replies: kids.len() as u32,
-                replies_proven: kids
-                    .iter()
-                    .filter(|(_, k)| k.state == State::Proven)
-                    .count() as u32,
-            });
-        }
-        Ok(out)
-    }
-
-    /// The principal line: from the root, at each inner node the child
-    /// the selection would follow (by proof number where the winner
-    /// moves, else by disproof number; jobs out included), down to a
-    /// leaf, at most 200 plies.
-    fn principal_line(&self) -> Result<Vec<LineStep>, MasterError> {
-        let mut out = Vec::new();
-        let mut node = self.top.root()?;
-        while node.state == State::Inner && out.len() < 200 {
-            let pos = node.position();
-            let or = pos.turn() == self.cfg.winner;
-            let Some((_, next)) = self
-                .top
-                .children(&node)?
-                .into_iter()
-                .filter(|(_, c)| !c.settled())
-                .min_by_key(|(_, c)| c.order(or))
-            else {
-                break;
-            };
-            out.push(LineStep {
-                san: move_san(&pos, &next),
-                state: state_name(next.state),
-                pn: next.pn,
-                dn: next.dn,
-            });
-            node = next;
-        }
-        Ok(out)
-    }
-
-    /// The progress figures now.
-    fn status(&self, running: usize, t0: Instant) -> Result<Status, MasterError> {
-        let c = self.top.census()?;
-        let root = self.top.root()?;
-        Ok(Status {
-            frontier: c[State::Frontier as usize],
-            running,
-            done: self.report.jobs_done,
-            rejected: self.report.jobs_rejected,
-            failed: c[State::Failed as usize],
-            root_pn: root.pn,
-            root_dn: root.dn,
-            positions: self.store.len(self.cfg.rules)?,
-            job_nodes: self.report.each.iter().map(|e| e.nodes).sum(),
-            elapsed: t0.elapsed().as_secs_f64(),
-        })
-    }
-
-    /// Rewrites the status file with state `error` and `why`, with the
-    /// figures that can still be read.
-    fn write_error_status_file(&mut self, why: String, t0: Instant) {
-        let status = self.status(0, t0).unwrap_or(Status {
-            frontier: 0,
-            running: 0,
-            done: self.report.jobs_done,
-            rejected: self.report.jobs_rejected,
-            failed: self.report.leaves_failed,
-            root_pn: self.report.root_pn,
-            root_dn: self.report.root_dn,
-            positions: 0,
-            job_nodes: self.report.each.iter().map(|e| e.nodes).sum(),
-            elapsed: t0.elapsed().as_secs_f64(),
-        });
-        self.write_status_file("error", Some(why), status);
-    }
-
-    /// Rewrites the status file with `state` (`running`, a result's name,
-    /// or `error` with `error` saying why), `status` and the top tree's
-    /// root moves and principal line as far as they can be read. It only
-    /// informs: a failure to write it is said once on stderr and the
-    /// search goes on.
-    fn write_status_file(&mut self, state: &str, error: Option<String>, status: Status) {
-        let moves = self
-            .top
-            .root()
-            .map_err(MasterError::from)
-            .and_then(|r| self.root_moves(&r))
-            .unwrap_or_default();
-        let principal = self.principal_line().unwrap_or_default();
-        let file = StatusFile {
-            format: "antiproof-status",
-            version: 1,
-            state,
-            pid: std::process::id(),
-            updated_unix_s: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
-            line: &self.cfg.line,
-            winner: self.cfg.winner.name(),
-            rules: self.cfg.rules.to_string(),
-            status,
-            top_nodes: self.top.len(),
-            root_moves: &moves,
-            principal_line: &principal,
-            error,
-        };
-        let path = status_path(&self.cfg.work_dir);
-        let written = crate::fsutil::write_atomic(&path, |w| {
-            serde_json::to_writer_pretty(&mut *w, &file)?;
-            std::io::Write::write_all(w, b"\n")
-        });
-        if let Err(e) = written
-            && !self.status_file_failed
-        {
-            self.status_file_failed = true;
-            eprintln!(
-                "warning: cannot write the status file {}: {e} (the search goes on)",
-                path.display()
-            );
         }
     }
 
@@ -1160,27 +687,5 @@ impl Master<'_, '_> {
         }
         self.report.each.push(fig);
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::job_generation;
-
-    #[test]
-    fn job_file_names_tell_their_generation() {
-        assert_eq!(job_generation("g3-n17-a0.json"), Some(3));
-        assert_eq!(job_generation("g12-n5913-a1.json.result.json"), Some(12));
-        assert_eq!(job_generation("g2-n1740-a0.json.tree"), Some(2));
-        assert_eq!(job_generation("g2-n1740-a0.json.redb"), Some(2));
-        for other in [
-            "status.json",
-            "g3-nX-a0.json",
-            "g-n1-a0.json",
-            "notes.txt",
-            "g3-n1-a0",
-        ] {
-            assert_eq!(job_generation(other), None, "{other}");
-        }
     }
 }

@@ -1,0 +1,120 @@
+//! A master's work directory: its lock (one master a directory), the
+//! removal of earlier runs' job files, and of the shared table when the
+//! run ends.
+
+use super::MasterError;
+use std::path::PathBuf;
+
+/// Removes what jobs of earlier runs over this store left in the work
+/// directory (`gN-nID-aK.json` and the files named after it, for N not
+/// `generation`), when a run starts and when it ends: a stopped or killed
+/// run's jobs are re-queued under new names, so their files would only
+/// pile up. Other files are left alone.
+pub(super) fn remove_stale_jobs(work_dir: &std::path::Path, generation: u32) {
+    let Ok(entries) = std::fs::read_dir(work_dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        if let Some(g) = job_generation(name)
+            && g != generation
+        {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// The run generation of a job file's name (`g3-n17-a0.json`, and the
+/// result, certificate, log and scratch store named after it), `None` for
+/// any other name.
+fn job_generation(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('g')?;
+    let (g, rest) = rest.split_once("-n")?;
+    let (node, rest) = rest.split_once("-a")?;
+    let (attempt, _) = rest.split_once(".json")?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(node) && digits(attempt)).then_some(())?;
+    g.parse().ok()
+}
+
+/// The lock file of a work directory, held by its master for its run.
+pub fn lock_path(work_dir: &std::path::Path) -> PathBuf {
+    work_dir.join("master.lock")
+}
+
+/// A work directory's lock ([`lock_path`]), which [`run_master`](super::run_master) needs:
+/// a work directory belongs to one store, and the job files, results and
+/// status file of two masters there would mix (each would read, reject
+/// and count the other's results against its leaves). Held while this
+/// lives; the kernel lets it go should the process be killed, so a
+/// killed master's lock never blocks the next.
+pub struct WorkDirLock {
+    pub(super) dir: PathBuf,
+    _lock: crate::fsutil::FileLock,
+}
+
+impl WorkDirLock {
+    /// Takes the lock of `work_dir` (which must exist) for a master of
+    /// the store `db`, before the store is opened or anything in the
+    /// directory touched; held by another master: [`MasterError::Busy`],
+    /// naming its pid and store.
+    pub fn take(
+        work_dir: &std::path::Path,
+        db: &std::path::Path,
+    ) -> Result<WorkDirLock, MasterError> {
+        let path = lock_path(work_dir);
+        let note = format!(
+            "pid {}, store {}",
+            std::process::id(),
+            db.canonicalize().as_deref().unwrap_or(db).display()
+        );
+        match crate::fsutil::lock_exclusive(&path, &note) {
+            Ok(crate::fsutil::Locked::Held(lock)) => Ok(WorkDirLock {
+                dir: work_dir.to_path_buf(),
+                _lock: lock,
+            }),
+            Ok(crate::fsutil::Locked::Busy(holder)) => Err(MasterError::Busy {
+                work_dir: work_dir.to_path_buf(),
+                holder,
+            }),
+            Err(e) => Err(MasterError::Io(path, e)),
+        }
+    }
+}
+
+/// Removes a file when dropped (the shared table, however the run ends).
+pub(super) struct RemoveOnDrop(pub(super) Option<PathBuf>);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        if let Some(p) = &self.0 {
+            crate::search::tt::Tt::release_shared(p);
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::job_generation;
+
+    #[test]
+    fn job_file_names_tell_their_generation() {
+        assert_eq!(job_generation("g3-n17-a0.json"), Some(3));
+        assert_eq!(job_generation("g12-n5913-a1.json.result.json"), Some(12));
+        assert_eq!(job_generation("g2-n1740-a0.json.tree"), Some(2));
+        assert_eq!(job_generation("g2-n1740-a0.json.redb"), Some(2));
+        for other in [
+            "status.json",
+            "g3-nX-a0.json",
+            "g-n1-a0.json",
+            "notes.txt",
+            "g3-n1-a0",
+        ] {
+            assert_eq!(job_generation(other), None, "{other}");
+        }
+    }
+}
