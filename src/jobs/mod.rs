@@ -19,6 +19,7 @@
 //! * [`executor`]: local worker processes, threads in this process, and
 //!   Slurm;
 //! * [`sim`]: a simulated cluster of P workers in virtual time;
+//! * [`shared_table`]: the jobs' shared table, grown as they fill it;
 //! * [`state`]: the run-state file (`prove --state`), for a run to go on
 //!   on another machine;
 //! * [`master`]: the master loop (its report, status file and work
@@ -29,6 +30,7 @@ pub mod job;
 pub mod master;
 pub mod merge;
 pub mod run;
+pub mod shared_table;
 pub mod sim;
 pub mod state;
 pub mod top;

@@ -31,12 +31,13 @@ mod workdir;
 pub use error::MasterError;
 pub use report::{JobFigure, LineStep, MasterReport, MasterResult, MoveFigure};
 pub use status::{STATUS_EVERY, Status, status_path};
-use workdir::{RemoveOnDrop, remove_stale_jobs};
+use workdir::remove_stale_jobs;
 pub use workdir::{WorkDirLock, lock_path};
 
 use super::executor::{ExecError, Executor};
 use super::job::{Budget, Job, Outcome, Thresholds, result_path, tree_path, with_suffix};
 use super::merge::{Rejected, take_result};
+use super::shared_table::SharedTable;
 use super::top::{INF, NODE_LEN, State, TopTree, with_margin};
 use crate::check::LeafTables;
 use crate::rules::{Color, Position, Rules};
@@ -113,6 +114,8 @@ struct Master<'a, 's> {
     status_file_failed: bool,
     /// Where the selection went last at each inner node (`cfg.focus`).
     focus: HashMap<u64, u64>,
+    /// The jobs' shared table (`cfg.shared_tt`), removed when the run ends.
+    shared: Option<SharedTable>,
 }
 
 /// Runs a job-level search of `cfg.root` over `store` on `exec`, calling
@@ -136,23 +139,20 @@ pub fn run_master(
     );
     let top = TopTree::open(store, cfg.rules, &cfg.root, cfg.winner, cfg.budget.nodes)?;
     remove_stale_jobs(&cfg.work_dir, top.header.generation);
-    if let Some(p) = &cfg.shared_tt {
-        let bytes = usize::try_from(cfg.budget.memory_bytes).unwrap_or(usize::MAX);
-        if cfg.in_process {
-            crate::search::tt::Tt::create_in_process(p, bytes);
-        } else {
-            crate::search::tt::Tt::create_shared(p, bytes)
-                .map_err(|e| MasterError::Io(p.clone(), e))?;
-        }
-        if !cfg.tt_seed.is_empty() {
-            let mut tt =
-                crate::search::tt::Tt::open_shared(p).map_err(|e| MasterError::Io(p.clone(), e))?;
-            for &(key, v) in &cfg.tt_seed {
-                tt.put(key, v);
-            }
-        }
-    }
-    let _remove = RemoveOnDrop(cfg.shared_tt.clone());
+    // Sized to need: what the first jobs can fill, growing to --memory.
+    let shared = match &cfg.shared_tt {
+        Some(p) => Some(
+            SharedTable::create(
+                p,
+                cfg.in_process,
+                SharedTable::first_bytes(cfg.jobs, cfg.budget.nodes, cfg.budget.memory_bytes),
+                cfg.budget.memory_bytes,
+                &cfg.tt_seed,
+            )
+            .map_err(|e| MasterError::Io(p.clone(), e))?,
+        ),
+        None => None,
+    };
     let mut m = Master {
         cfg,
         store,
@@ -183,6 +183,7 @@ pub fn run_master(
             .map(|d| Arc::new(LeafTables::open(d, cfg.rules))),
         status_file_failed: false,
         focus: HashMap::new(),
+        shared,
     };
     let result = m.run(exec, &mut progress, t0);
     exec.stop_all();
@@ -235,7 +236,7 @@ impl Master<'_, '_> {
             return;
         }
         // The jobs' shared table, read as it stands (jobs may be writing).
-        let tt = match &self.cfg.shared_tt {
+        let tt = match self.shared.as_ref().map(SharedTable::current) {
             Some(p) if s.max_tt > 0 => match crate::search::tt::Tt::open_shared(p) {
                 Ok(t) => Some(t),
                 Err(e) => {
@@ -430,7 +431,7 @@ impl Master<'_, '_> {
                     self.cfg.tables.clone(),
                 );
                 job.file.thresholds = thresholds;
-                job.file.shared_tt = self.cfg.shared_tt.clone();
+                job.file.shared_tt = self.shared.as_mut().map(|t| t.give(&path));
                 job.set_history(history);
                 job.write(&path)
                     .map_err(|e| MasterError::Io(path.clone(), e))?;
@@ -473,6 +474,7 @@ impl Master<'_, '_> {
         for (path, node) in moot {
             exec.cancel(&path);
             self.out.remove(&path);
+            self.table_ended(&path, 0)?;
             let mut n = self.top.get(node)?;
             n.state = State::Frontier;
             self.top.put(node, n);
@@ -577,11 +579,32 @@ impl Master<'_, '_> {
         Ok((line, path))
     }
 
+    /// The job in `path` is no longer out, after `nodes` nodes: the shared
+    /// table's generations follow ([`SharedTable::ended`]). A table that
+    /// cannot grow (no room on /dev/shm) stays as it is, said once: the
+    /// run goes on.
+    fn table_ended(&mut self, path: &std::path::Path, nodes: u64) -> Result<(), MasterError> {
+        if let Some(t) = &mut self.shared
+            && let Err(e) = t.ended(path, nodes)
+        {
+            eprintln!(
+                "antiproof: warning: the jobs' shared table stays at {}: {e}",
+                crate::sysmem::human(t.bytes())
+            );
+        }
+        Ok(())
+    }
+
     /// Takes in the result of the job in `path`, whose worker ended.
     fn take(&mut self, path: PathBuf) -> Result<(), MasterError> {
         let Some(Out { node, job }) = self.out.remove(&path) else {
             return Ok(());
         };
+        let nodes = match super::job::ResultFile::read_for(&result_path(&path), &job) {
+            Ok(r) => r.nodes,
+            Err(_) => 0,
+        };
+        self.table_ended(&path, nodes)?;
         let n = self.top.get(node)?;
         let mut fig = JobFigure {
             id: job.file.id.clone(),

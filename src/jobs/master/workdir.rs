@@ -85,18 +85,6 @@ impl WorkDirLock {
     }
 }
 
-/// Removes a file when dropped (the shared table, however the run ends).
-pub(super) struct RemoveOnDrop(pub(super) Option<PathBuf>);
-
-impl Drop for RemoveOnDrop {
-    fn drop(&mut self) {
-        if let Some(p) = &self.0 {
-            crate::search::tt::Tt::release_shared(p);
-            let _ = std::fs::remove_file(p);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::job_generation;

@@ -256,6 +256,9 @@ fn remove_stale_tables(dir: &std::path::Path) {
             .to_str()
             .and_then(|n| n.strip_prefix("antiproof-"))
             .and_then(|n| n.strip_suffix(".tt"))
+            // `antiproof-PID.tt`, and its later generations
+            // `antiproof-PID.gN.tt` (crate::jobs::shared_table).
+            .and_then(|n| n.split('.').next())
             .and_then(|n| n.parse::<i32>().ok())
         else {
             continue;
