@@ -10,7 +10,7 @@ use shakmaty::variant::Antichess;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-/// All 2- and 3-man tables of a rule set, built once per test binary.
+/// All 2- and 3-man tables of a rule set, built once per test run.
 fn small_tables(rules: Rules) -> &'static Tables {
     static BUILT: [OnceLock<Tables>; Rules::ALL.len()] =
         [const { OnceLock::new() }; Rules::ALL.len()];

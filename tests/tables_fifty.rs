@@ -13,7 +13,7 @@ use shakmaty::{Board, CastlingMode, Color, FromSetup, Piece, Role, Setup};
 use std::sync::{Arc, OnceLock};
 
 /// All 2- and 3-man tables under international rules with the fifty-move
-/// rule, built once per test binary.
+/// rule, built once per test run.
 fn small_fifty() -> &'static Tables {
     static BUILT: OnceLock<Tables> = OnceLock::new();
     BUILT.get_or_init(|| {
