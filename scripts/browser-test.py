@@ -15,7 +15,7 @@ bad line, and that nothing was fetched from any other host. Saves
 screenshots in DIR (default target/browser) for a person to look at.
 
 Needs: apt-get install -y chromium; pip install playwright. Run by the
-ignored test `tests/web_browser.rs` (cargo test --test web_browser --
+ignored test `tests/web_browser.rs` (cargo test --test tests web_browser:: --
 --ignored). Exit 0 when every check passed, 1 when one failed, 2 when it
 could not run.
 """

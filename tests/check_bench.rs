@@ -6,8 +6,7 @@
 //! `e3`). See
 //! docs/verify.md for the figures.
 
-mod common;
-
+use crate::util;
 use antiproof::check::{TreeOptions, check_tree};
 use antiproof::wintree::{WinTree, WriteOptions, write_tree};
 use std::path::PathBuf;
@@ -24,7 +23,7 @@ fn write_bench_trees() {
     // The line to start from (default 1.e3; "" is the start position,
     // White the winner: about 10^7 positions at 11 plies).
     let line = std::env::var("ANTIPROOF_BENCH_LINE").unwrap_or_else(|_| "e3".into());
-    let p = common::synthetic(&line, plies);
+    let p = util::synthetic(&line, plies);
     let opts = WriteOptions {
         size_table: true,
         size_depth: Some(3),

@@ -1,16 +1,12 @@
 //! Fault injection: valid ladder proofs (rungs 1-7) are certified; thousands of random
 //! mutations of every kind are each rejected with the right kind of reason.
 
-mod common;
-
+use crate::util::{self, Proof, Rng, ladder7};
 use antiproof::check::{ReasonKind, Rules, TreeOptions, Verdict, check_tree};
 use antiproof::rules::{Color, Position};
 use antiproof::wintree::{
     FLAG_CHILD, FLAG_TRANSPOSITION, MoveCode, NodeKind, ProofDag, WinTree, WriteOptions, write_tree,
 };
-use common::{Proof, Rng, ladder7};
-use shakmaty::CastlingMode;
-use shakmaty::variant::Antichess;
 use std::collections::HashMap;
 
 /// Mutations per kind.
@@ -385,11 +381,6 @@ fn originals_are_certified_and_every_mutation_is_rejected() {
     }
 }
 
-fn shak(p: &Position) -> Antichess {
-    let fen: shakmaty::fen::Fen = p.to_fen().parse().unwrap();
-    fen.into_position(CastlingMode::Standard).unwrap()
-}
-
 /// Proofs that need a FICS-only win (a stalemated loser with more pieces)
 /// are certified under FICS rules and rejected under International rules
 /// with `LeafNotWon`.
@@ -464,7 +455,7 @@ fn fics_only_wins_rejected_under_international() {
             continue;
         }
         let bytes = p.file();
-        let start = Some(shak(&pos));
+        let start = Some(util::shak(&pos));
         let fics = TreeOptions {
             rules: Rules::Fics,
             fifty_move: None,
@@ -495,7 +486,7 @@ fn fics_only_wins_rejected_under_international() {
 }
 
 fn try_prove(pos: Position, rules: Rules, winner: Color) -> Option<Proof> {
-    common::try_prove_from(pos, &[], rules, winner, 3_000)
+    util::try_prove_from(pos, &[], rules, winner, 3_000)
 }
 
 /// A leaf of 4 men or fewer that is not a finished game rests on endgame
@@ -510,7 +501,7 @@ fn small_unfinished_leaves_are_not_certified() {
             break;
         }
         let pieces = rng.pieces(4, &Role::ALL);
-        let Some(p) = common::prove_set_up(pieces, 2_000) else {
+        let Some(p) = util::prove_set_up(pieces, 2_000) else {
             continue;
         };
         let pos = p.root();
@@ -523,7 +514,7 @@ fn small_unfinished_leaves_are_not_certified() {
         let bytes = write(&p, &dag);
         let tree = WinTree::from_bytes(&bytes).unwrap();
         let o = TreeOptions {
-            start: Some(shak(&pos)),
+            start: Some(util::shak(&pos)),
             ..opts_for(&p)
         };
         assert_eq!(
@@ -608,7 +599,7 @@ fn a_wrong_size_entry_is_rejected_naming_the_node() {
 /// a file truncated under it.)
 #[test]
 fn a_file_changed_while_it_is_checked_is_read_from_a_snapshot() {
-    let dir = common::temp_dir("changed-under");
+    let dir = util::temp_dir("changed-under");
     let _ = std::fs::create_dir_all(&dir);
     let original =
         std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs/e3-Na6.tree"))

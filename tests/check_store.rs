@@ -1,24 +1,16 @@
 //! The checker on the proof store, the packing it re-implements, and the
 //! `verify` / `export` commands end to end.
 
-mod common;
-mod data;
-
+use crate::data;
+use crate::util::{self, Rng, ladder, temp_dir};
 use antiproof::check::{
     Reason, ReasonKind, Rules, TreeOptions, Verdict, check_store, check_tree, game,
 };
 use antiproof::rules::{Color, Position};
 use antiproof::store::{self, Store};
 use antiproof::wintree::{MoveCode, WinTree};
-use common::{Rng, ladder, temp_dir};
-use shakmaty::variant::Antichess;
-use shakmaty::{CastlingMode, Position as _};
+use shakmaty::Position as _;
 use std::path::PathBuf;
-
-fn shak(p: &Position) -> Antichess {
-    let fen: shakmaty::fen::Fen = p.to_fen().parse().unwrap();
-    fen.into_position(CastlingMode::Standard).unwrap()
-}
 
 /// The checker's own packing agrees with `rules::Position::pack` on the
 /// cross-check positions and on random playouts (en passant included).
@@ -46,7 +38,7 @@ fn packing_agrees_with_rules() {
         }
     }
     for p in &positions {
-        let s = shak(p);
+        let s = util::shak(p);
         assert_eq!(game::pack(&s), p.pack().0, "{}", p.to_fen());
         if p.ep_square().is_some() {
             ep += 1;
@@ -62,7 +54,7 @@ fn packing_agrees_with_rules() {
 #[test]
 fn store_proofs_are_certified_and_faults_found() {
     for p in ladder() {
-        let root = shak(&p.root());
+        let root = util::shak(&p.root());
         let map = p.records_map();
         let r = check_store(&map, Rules::International, &root, "", None);
         assert_eq!(r.verdict, Verdict::Certified, "{}: {r}", p.line.join(" "));
@@ -147,7 +139,7 @@ fn store_check_reads_redb_and_cli_round_trip() {
             .put_batch(store::Rules::International, &p.records)
             .unwrap();
     }
-    let root = shak(&ladder()[2].root());
+    let root = util::shak(&ladder()[2].root());
     let r = check_store(
         &store.reader().unwrap(),
         Rules::International,
@@ -161,7 +153,7 @@ fn store_check_reads_redb_and_cli_round_trip() {
     let run = |args: &[&str], rest: &[String]| {
         let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         all.extend_from_slice(rest);
-        common::antiproof(&all)
+        util::antiproof(&all)
     };
     for p in ladder() {
         let line = p.line.join(" ");
@@ -253,14 +245,14 @@ fn fics_rules_only_win_is_rejected_under_international() {
     // International rules White wins; under FICS Black wins.
     let fen = "8/8/8/8/8/p7/P7/7k w - - 0 1";
     let pos = Position::from_fen(fen).unwrap();
-    let s = shak(&pos);
+    let s = util::shak(&pos);
     assert!(s.legal_moves().is_empty() || pos.outcome(Rules::Fics).is_some());
     let _ = Reason::NullMove;
 }
 
 /// Writes the ladder proofs of rungs 1-5 as `proofs/<line>.tree` with their
 /// JSON sidecars into the directory named by `ANTIPROOF_PROOFS_DIR`
-/// (`cargo test --release --test check_store -- --ignored write_ladder`).
+/// (`cargo test --release --test tests check_store::write_ladder -- --ignored`).
 #[test]
 #[ignore]
 fn write_ladder_proofs() {
@@ -304,7 +296,7 @@ fn export_never_overwrites_its_input_and_writes_atomically() {
     let run = |args: &[&str], line: &[String]| {
         let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         all.extend_from_slice(line);
-        common::antiproof(&all)
+        util::antiproof(&all)
     };
     let db_s = db.to_str().unwrap();
     let before = std::fs::read(&db).unwrap();
@@ -368,35 +360,34 @@ fn verify_and_export_without_a_line_take_the_stores_proven_line() {
     let dir = temp_dir("check-store-no-line");
     let db = dir.join("s.redb");
     let db_s = db.to_str().unwrap();
-    let (code, _, err) = common::antiproof(&["prove", "--db", db_s, "--memory", "64M", "e3", "g6"]);
+    let (code, _, err) = util::antiproof(&["prove", "--db", db_s, "--memory", "64M", "e3", "g6"]);
     assert_eq!(code, 0, "{err}");
     // Not the start position (no proof there): the line `prove` proved.
-    let (code, out, err) = common::antiproof(&["verify", "--db", db_s]);
+    let (code, out, err) = util::antiproof(&["verify", "--db", db_s]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("CERTIFIED"), "{out}");
     assert!(err.contains("the store's proven line, e3 g6"), "{err}");
     let tree = dir.join("x.tree");
-    let (code, out, err) =
-        common::antiproof(&["export", "--db", db_s, "-o", tree.to_str().unwrap()]);
+    let (code, out, err) = util::antiproof(&["export", "--db", db_s, "-o", tree.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let (code, out, err) =
-        common::antiproof(&["verify", "--tree", tree.to_str().unwrap(), "e3", "g6"]);
+        util::antiproof(&["verify", "--tree", tree.to_str().unwrap(), "e3", "g6"]);
     assert_eq!(code, 0, "{out}{err}");
     // Under another rule set the store holds nothing: said, exit 2.
-    let (code, _, err) = common::antiproof(&["verify", "--db", db_s, "--rules", "fics"]);
+    let (code, _, err) = util::antiproof(&["verify", "--db", db_s, "--rules", "fics"]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("it holds: e3 g6 (under international)"),
         "{err}"
     );
     // Two lines: both named, one must be given.
-    let (code, _, err) = common::antiproof(&["prove", "--db", db_s, "--memory", "64M", "e3", "d5"]);
+    let (code, _, err) = util::antiproof(&["prove", "--db", db_s, "--memory", "64M", "e3", "d5"]);
     assert_eq!(code, 0, "{err}");
     for cmd in [
         vec!["verify", "--db", db_s],
         vec!["export", "--db", db_s, "-o", tree.to_str().unwrap()],
     ] {
-        let (code, out, err) = common::antiproof(&cmd);
+        let (code, out, err) = util::antiproof(&cmd);
         assert_eq!(code, 2, "{cmd:?}: {out}{err}");
         assert!(err.contains("proofs of 2 lines"), "{err}");
         assert!(
@@ -411,7 +402,7 @@ fn verify_and_export_without_a_line_take_the_stores_proven_line() {
         .put_batch(store::Rules::International, &ladder()[0].records)
         .unwrap();
     drop(store);
-    let (code, _, err) = common::antiproof(&["verify", "--db", old.to_str().unwrap()]);
+    let (code, _, err) = util::antiproof(&["verify", "--db", old.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("notes no proven line"), "{err}");
     assert!(err.contains("give the line"), "{err}");

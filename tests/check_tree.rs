@@ -1,11 +1,9 @@
 //! The checker on win-tree files: ladder proofs certified, round trips.
 
-mod common;
-
+use crate::util::{self, ladder};
 use antiproof::check::{Rules, TreeOptions, Verdict, check_tree};
 use antiproof::rules::Color;
 use antiproof::wintree::{MoveCode, WinTree};
-use common::ladder;
 
 #[test]
 fn ladder_proofs_are_certified() {
@@ -80,22 +78,20 @@ fn unsolved_and_null_moves_are_reported() {
 
 #[test]
 fn verify_rejects_a_forged_size_table_entry_and_names_the_node() {
-    let dir = common::temp_dir("forged-size");
-    let (path, size) = common::write_proof(&dir, "e3d5", "e3 d5", Color::White, true);
+    let dir = util::temp_dir("forged-size");
+    let (path, size) = util::write_proof(&dir, "e3d5", "e3 d5", Color::White, true);
     let good = std::fs::read(&path).unwrap();
     let tree = WinTree::from_bytes(&good).unwrap();
     assert_eq!(tree.size(0).unwrap(), Some(size as i64));
     let prolog = tree.prolog().len();
     let root_entry = 6 + 2 * prolog + 6 * (tree.len() as usize - 1);
     assert_eq!(&good[root_entry..root_entry + 4], &0u32.to_le_bytes());
-    let (code, out, err) =
-        common::antiproof(&["verify", "--json", "--tree", path.to_str().unwrap()]);
+    let (code, out, err) = util::antiproof(&["verify", "--json", "--tree", path.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let mut bad = good.clone();
     bad[root_entry + 4..root_entry + 8].copy_from_slice(&2_000_000_000i32.to_le_bytes());
     std::fs::write(&path, &bad).unwrap();
-    let (code, out, err) =
-        common::antiproof(&["verify", "--json", "--tree", path.to_str().unwrap()]);
+    let (code, out, err) = util::antiproof(&["verify", "--json", "--tree", path.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["verdict"], "rejected");
@@ -103,7 +99,7 @@ fn verify_rejects_a_forged_size_table_entry_and_names_the_node() {
     assert_eq!(v["rejection"]["node"], 0);
     assert_eq!(v["rejection"]["size"]["listed"], 2_000_000_000i64);
     assert_eq!(v["rejection"]["size"]["actual"], size);
-    let (code, out, _) = common::antiproof(&["verify", "--tree", path.to_str().unwrap()]);
+    let (code, out, _) = util::antiproof(&["verify", "--tree", path.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(out.contains("lists size 2000000000 for node 0"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -4,14 +4,15 @@
 //! messages of I/O errors, which say the path and the cause once; and a
 //! closed standard output, which stops the output and changes no exit code.
 
-use std::path::{Path, PathBuf};
+use crate::util;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Runs antiproof with `env` set; the exit code and stderr. Fails the test
 /// (after killing the process) if it runs 60 s: a FIFO read would block.
 fn run_env(args: &[&str], env: &[(&str, &Path)]) -> (Option<i32>, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_antiproof"));
+    let mut cmd = Command::new(util::EXE);
     cmd.args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -40,13 +41,6 @@ fn run(args: &[&str]) -> (Option<i32>, String) {
     run_env(args, &[])
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("antiproof-files-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 fn mkfifo(p: &Path) {
     let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
     // SAFETY: a valid NUL-terminated path.
@@ -55,7 +49,7 @@ fn mkfifo(p: &Path) {
 
 #[test]
 fn fifos_directories_and_devices_are_refused_at_once() {
-    let d = temp_dir("fifo");
+    let d = util::temp_dir("fifo");
     let fifo = d.join("proof.tree");
     mkfifo(&fifo);
     let f = fifo.to_str().unwrap();
@@ -93,7 +87,7 @@ fn fifos_directories_and_devices_are_refused_at_once() {
 
 #[test]
 fn missing_and_empty_directories_are_errors() {
-    let d = temp_dir("dirs");
+    let d = util::temp_dir("dirs");
     let missing = d.join("missing");
     let m = missing.to_str().unwrap();
     let (code, err) = run(&["openings", "--proofs", m]);
@@ -125,7 +119,7 @@ fn missing_and_empty_directories_are_errors() {
 
 #[test]
 fn io_errors_say_the_path_and_the_cause_once() {
-    let d = temp_dir("messages");
+    let d = util::temp_dir("messages");
     let missing = d.join("missing.redb");
     let m = missing.to_str().unwrap();
     for cmd in ["verify", "browse", "export"] {
@@ -178,7 +172,7 @@ fn io_errors_say_the_path_and_the_cause_once() {
 
 #[test]
 fn demo_never_creates_tmpdir_and_removes_its_own_directory() {
-    let d = temp_dir("demo");
+    let d = util::temp_dir("demo");
     let missing = d.join("no-such-tmp");
     let (code, err) = run_env(&["demo"], &[("TMPDIR", &missing)]);
     assert_eq!(code, Some(2), "{err}");
@@ -212,7 +206,7 @@ fn demo_never_creates_tmpdir_and_removes_its_own_directory() {
 /// closed before the program writes (`antiproof ... | true`); the exit
 /// code and stderr.
 fn run_stdout_closed(args: &[&str]) -> (Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+    let mut child = Command::new(util::EXE)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -231,7 +225,7 @@ fn run_stdout_closed(args: &[&str]) -> (Option<i32>, String) {
 
 /// Runs antiproof; the exit code, stdout and stderr.
 fn run_out(args: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+    let o = Command::new(util::EXE)
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -245,7 +239,7 @@ fn run_out(args: &[&str]) -> (Option<i32>, String, String) {
 
 #[test]
 fn a_closed_stdout_changes_no_exit_code() {
-    let d = temp_dir("closed-stdout");
+    let d = util::temp_dir("closed-stdout");
     let garbage = d.join("garbage.tree");
     std::fs::write(&garbage, b"not a win tree").unwrap();
     let db = d.join("s.redb");
@@ -326,7 +320,7 @@ fn a_closed_stdout_changes_no_exit_code() {
 
 #[test]
 fn no_output_overwrites_an_input_or_a_file_of_another_kind() {
-    let d = temp_dir("outputs");
+    let d = util::temp_dir("outputs");
     let proofs = Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs");
     let full = d.join("full.tree");
     std::fs::copy(proofs.join("e3-d5.tree"), &full).unwrap();

@@ -3,22 +3,15 @@
 //! and the token), by `prove`, `export`, `verify --db`, `verify --tree`,
 //! `browse --tree` and `serve`'s JSON endpoint (400).
 
+use crate::util;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn antiproof() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_antiproof"))
-}
+use std::process::{Output, Stdio};
 
 /// A small certified proof of 1.e3 d5 (its prolog is the line).
 fn tree() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs/e3-d5.tree")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Lines that reach 1.e3 d5, however written.
@@ -64,7 +57,7 @@ fn commands(db: &Path, out: &Path) -> Vec<(&'static str, Vec<String>, Vec<String
 }
 
 fn run(before: &[String], line: &[&str], after: &[String]) -> Output {
-    let o = antiproof()
+    let o = util::command()
         .args(before)
         .args(after)
         .arg("--")
@@ -110,8 +103,7 @@ fn http_get(addr: &str, target: &str) -> (u16, String) {
 
 #[test]
 fn every_command_reads_lines_alike() {
-    let dir = std::env::temp_dir().join(format!("antiproof-cli-lines-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = util::temp_dir("every-command");
     let db = dir.join("lines.redb");
     let out = dir.join("out.tree");
     let _ = std::fs::remove_file(&db);
@@ -119,10 +111,15 @@ fn every_command_reads_lines_alike() {
     for line in ACCEPTED {
         for (name, before, after) in &cmds {
             let o = run(before, line, after);
-            assert_eq!(o.status.code(), Some(0), "{name} {line:?}: {}", stderr(&o));
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{name} {line:?}: {}",
+                util::stderr(&o)
+            );
         }
     }
-    let mut server = antiproof()
+    let mut server = util::command()
         .arg("serve")
         .arg("--tree")
         .arg(tree())
@@ -150,8 +147,13 @@ fn every_command_reads_lines_alike() {
         let mut messages = Vec::new();
         for (name, before, after) in &cmds {
             let o = run(before, line, after);
-            assert_eq!(o.status.code(), Some(2), "{name} {line:?}: {}", stderr(&o));
-            let e = stderr(&o);
+            assert_eq!(
+                o.status.code(),
+                Some(2),
+                "{name} {line:?}: {}",
+                util::stderr(&o)
+            );
+            let e = util::stderr(&o);
             for w in *words {
                 assert!(e.contains(w), "{name} {line:?}: {e}");
             }

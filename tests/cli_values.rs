@@ -2,9 +2,7 @@
 //! number is bounded: absurd values are usage errors (exit 2) naming the
 //! bound, not panics, overflows or hangs.
 
-mod common;
-
-use common::antiproof;
+use crate::util::antiproof;
 
 /// Runs `args`, expects exit 2 and a message holding each of `want`.
 fn rejected(args: &[&str], want: &[&str]) {

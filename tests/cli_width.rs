@@ -3,8 +3,7 @@
 //! start-up lines of `browse` and `serve` count the proof files instead of
 //! naming every one (issue 31, item 4).
 
-mod common;
-
+use crate::util;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -40,7 +39,7 @@ fn files() -> usize {
 #[test]
 fn every_line_of_openings_fits_100_columns() {
     let p = proofs();
-    let (code, table, err) = common::antiproof(&["openings", "--proofs", &p]);
+    let (code, table, err) = util::antiproof(&["openings", "--proofs", &p]);
     assert_eq!(code, 0, "{err}");
     assert_fits("openings", &table);
     // One row a move, each with its counts.
@@ -58,10 +57,10 @@ fn every_line_of_openings_fits_100_columns() {
     assert!(table.contains(&format!("({n} files)")), "{table}");
     assert!(!table.contains("..."), "no cell cut:\n{table}");
 
-    let (code, long, err) = common::antiproof(&["openings", "--long", "--proofs", &p]);
+    let (code, long, err) = util::antiproof(&["openings", "--long", "--proofs", &p]);
     assert_eq!(code, 0, "{err}");
     assert_fits("openings --long", &long);
-    let e3 = common::openings_block(&long, "1.e3:");
+    let e3 = util::openings_block(&long, "1.e3:");
     assert!(
         e3.contains("e3 g6 (international, white wins, 4,422 positions, verified)"),
         "{e3}"
@@ -70,30 +69,30 @@ fn every_line_of_openings_fits_100_columns() {
     assert!(e3.contains("ICGA2016.pdf"), "the source: {e3}");
 
     // --json is for scripts and keeps its shape.
-    let (code, json, _) = common::antiproof(&["openings", "--json", "--proofs", &p]);
+    let (code, json, _) = util::antiproof(&["openings", "--json", "--proofs", &p]);
     assert_eq!(code, 0);
     let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(rows.as_array().unwrap().len(), 20);
     assert_eq!(rows[0]["certified"].as_array().unwrap().len(), 13);
-    let (code, _, err) = common::antiproof(&["openings", "--json", "--long"]);
+    let (code, _, err) = util::antiproof(&["openings", "--json", "--long"]);
     assert_eq!(code, 2, "--json and --long together: {err}");
 }
 
 #[test]
 fn browse_and_serve_count_the_proof_files() {
     let p = proofs();
-    let (code, out, err) = common::antiproof(&["browse", "--proofs", &p, "e3", "g6"]);
+    let (code, out, err) = util::antiproof(&["browse", "--proofs", &p, "e3", "g6"]);
     assert_eq!(code, 0, "{err}");
     let head = out.lines().next().unwrap();
     assert_eq!(head, format!("Proof:   {} win-tree files in {p}/", files()));
     assert_fits("browse", &out);
     // One file, or a few, are named.
     let tree = format!("{p}/e3-g6.tree");
-    let (code, out, _) = common::antiproof(&["browse", "--tree", &tree]);
+    let (code, out, _) = util::antiproof(&["browse", "--tree", &tree]);
     assert_eq!(code, 0);
     assert_eq!(out.lines().next().unwrap(), format!("Proof:   {tree}"));
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+    let mut child = Command::new(util::EXE)
         .args(["serve", "--addr", "127.0.0.1:0", "--proofs", &p])
         .stdout(Stdio::piped())
         .spawn()

@@ -3,31 +3,9 @@
 //! figures as the plain file; damaged data is exit 2 naming the file; no
 //! decompressed copy is left behind.
 
-use std::path::{Path, PathBuf};
+use crate::util;
+use std::path::Path;
 use std::process::Command;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("compressed-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Runs antiproof with `state` as its state directory (decompressed copies
-/// go to `state/cache`): exit code, stdout, stderr.
-fn run(state: &Path, args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_antiproof"))
-        .env("ANTIPROOF_STATE_DIR", state)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 fn zst(bytes: &[u8]) -> Vec<u8> {
     zstd::encode_all(bytes, 3).unwrap()
@@ -60,7 +38,7 @@ fn cache_is_empty(state: &Path) {
 
 #[test]
 fn compressed_trees_verify_like_the_plain_file() {
-    let d = temp_dir("same");
+    let d = util::temp_dir("same");
     let state = d.join("state");
     let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs/e3-Na6.tree");
     let bytes = std::fs::read(&plain).unwrap();
@@ -69,13 +47,16 @@ fn compressed_trees_verify_like_the_plain_file() {
     let b = d.join("e3-Na6.bin");
     std::fs::write(&z, zst(&bytes)).unwrap();
     std::fs::write(&b, bz2(&bytes)).unwrap();
-    let (code, want, err) = run(
+    let (code, want, err) = util::antiproof_with_state(
         &state,
         &["verify", "--json", "--tree", plain.to_str().unwrap()],
     );
     assert_eq!(code, 0, "{err}");
     for f in [&z, &b] {
-        let (code, out, err) = run(&state, &["verify", "--json", "--tree", f.to_str().unwrap()]);
+        let (code, out, err) = util::antiproof_with_state(
+            &state,
+            &["verify", "--json", "--tree", f.to_str().unwrap()],
+        );
         assert_eq!(code, 0, "{}: {err}", f.display());
         assert_eq!(figures(&out), figures(&want), "{}", f.display());
         assert!(err.is_empty(), "no progress off a terminal: {err}");
@@ -83,7 +64,8 @@ fn compressed_trees_verify_like_the_plain_file() {
     cache_is_empty(&state);
 
     // browse reads it too.
-    let (code, out, err) = run(&state, &["browse", "--tree", z.to_str().unwrap()]);
+    let (code, out, err) =
+        util::antiproof_with_state(&state, &["browse", "--tree", z.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Na6"), "{out}");
 
@@ -93,7 +75,7 @@ fn compressed_trees_verify_like_the_plain_file() {
     std::fs::create_dir_all(&proofs).unwrap();
     std::fs::copy(&z, proofs.join("e3-Na6.tree.zst")).unwrap();
     std::fs::copy(&b, proofs.join("e3-Na6.tree.bz2")).unwrap();
-    let (code, out, err) = run(
+    let (code, out, err) = util::antiproof_with_state(
         &state,
         &[
             "openings",
@@ -113,7 +95,7 @@ fn compressed_trees_verify_like_the_plain_file() {
 
 #[test]
 fn damaged_compressed_trees_are_exit_2_naming_the_file() {
-    let d = temp_dir("damaged");
+    let d = util::temp_dir("damaged");
     let state = d.join("state");
     let bytes =
         std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs/e3-g6.tree")).unwrap();
@@ -121,7 +103,8 @@ fn damaged_compressed_trees_are_exit_2_naming_the_file() {
         let f = d.join(name);
         // Truncated.
         std::fs::write(&f, &data[..data.len() / 2]).unwrap();
-        let (code, out, err) = run(&state, &["verify", "--tree", f.to_str().unwrap()]);
+        let (code, out, err) =
+            util::antiproof_with_state(&state, &["verify", "--tree", f.to_str().unwrap()]);
         assert_eq!(code, 2, "{name}: {out}{err}");
         assert!(err.contains(f.to_str().unwrap()), "{name}: {err}");
         assert!(err.contains("damaged"), "{name}: {err}");
@@ -131,7 +114,8 @@ fn damaged_compressed_trees_are_exit_2_naming_the_file() {
         let mid = bad.len() / 2;
         bad[mid] ^= 0x5a;
         std::fs::write(&f, &bad).unwrap();
-        let (code, out, err) = run(&state, &["verify", "--tree", f.to_str().unwrap()]);
+        let (code, out, err) =
+            util::antiproof_with_state(&state, &["verify", "--tree", f.to_str().unwrap()]);
         assert!(code == 2 || code == 1, "{name}: {code} {out}{err}");
         assert!(!err.contains("panicked"), "{name}: {err}");
         // Sound compression of a malformed tree: rejected.
@@ -142,7 +126,8 @@ fn damaged_compressed_trees_are_exit_2_naming_the_file() {
             bz2(&bytes[..3])
         };
         std::fs::write(&f2, short).unwrap();
-        let (code, out, err) = run(&state, &["verify", "--tree", f2.to_str().unwrap()]);
+        let (code, out, err) =
+            util::antiproof_with_state(&state, &["verify", "--tree", f2.to_str().unwrap()]);
         assert_eq!(code, 1, "{name}: {out}{err}");
         assert!(out.contains("REJECTED: malformed file"), "{out}");
     }
@@ -173,11 +158,11 @@ fn pzstd_like(bytes: &[u8], chunks: usize) -> Vec<u8> {
 
 #[test]
 fn zstd_files_beginning_with_skippable_frames_verify() {
-    let d = temp_dir("skippable");
+    let d = util::temp_dir("skippable");
     let state = d.join("state");
     let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs/e3-Na6.tree");
     let bytes = std::fs::read(&plain).unwrap();
-    let (code, want, err) = run(
+    let (code, want, err) = util::antiproof_with_state(
         &state,
         &["verify", "--json", "--tree", plain.to_str().unwrap()],
     );
@@ -196,7 +181,10 @@ fn zstd_files_beginning_with_skippable_frames_verify() {
     ] {
         let f = d.join(name);
         std::fs::write(&f, data).unwrap();
-        let (code, out, err) = run(&state, &["verify", "--json", "--tree", f.to_str().unwrap()]);
+        let (code, out, err) = util::antiproof_with_state(
+            &state,
+            &["verify", "--json", "--tree", f.to_str().unwrap()],
+        );
         assert_eq!(code, 0, "{name}: {out}{err}");
         assert_eq!(figures(&out), figures(&want), "{name}");
     }
@@ -210,7 +198,8 @@ fn zstd_files_beginning_with_skippable_frames_verify() {
     ] {
         let f = d.join(name);
         std::fs::write(&f, data).unwrap();
-        let (code, out, err) = run(&state, &["verify", "--tree", f.to_str().unwrap()]);
+        let (code, out, err) =
+            util::antiproof_with_state(&state, &["verify", "--tree", f.to_str().unwrap()]);
         assert_eq!(code, 2, "{name}: {out}{err}");
         assert!(err.contains("damaged zstd data"), "{name}: {err}");
         assert!(err.contains(f.to_str().unwrap()), "{name}: {err}");
@@ -221,7 +210,7 @@ fn zstd_files_beginning_with_skippable_frames_verify() {
 
 /// Runs antiproof as [`run`] does, with `vars` set too.
 fn run_with(state: &Path, vars: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+    let o = Command::new(util::EXE)
         .env("ANTIPROOF_STATE_DIR", state)
         .envs(vars.iter().copied())
         .args(args)
@@ -253,7 +242,7 @@ fn frame_stating(size: u64) -> Vec<u8> {
 /// frames of zeros was written out until TMPDIR was full.)
 #[test]
 fn files_decompressing_past_the_room_are_refused() {
-    let d = temp_dir("bomb");
+    let d = util::temp_dir("bomb");
     let state = d.join("state");
     let fails = |vars: &[(&str, &str)], f: &Path, want: &[&str]| {
         let (code, out, err) = run_with(&state, vars, &["verify", "--tree", f.to_str().unwrap()]);

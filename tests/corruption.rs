@@ -6,18 +6,16 @@
 //! * a damaged tt is ignored (a warning), so `prove` gives the same verdict;
 //! * a damaged endgame table is rejected (its checksums catch any flip).
 //!
-//! Bigger counts: `cargo test --release --test corruption -- --ignored`.
+//! Bigger counts: `cargo test --release --test tests corruption:: -- --ignored`.
 
-mod common;
-
+use crate::util::{self, Rng, temp_dir};
 use antiproof::rules::{Color, Rules};
 use antiproof::store::{self, Store};
-use common::{Rng, temp_dir};
 
 /// Runs the binary; panics unless it exits 0, 1, 2 or 4 (a damaged leaf
 /// can be an open one).
 fn run_ok(what: &str, args: &[&str]) -> (i32, String, String) {
-    let (code, out, err) = common::antiproof(args);
+    let (code, out, err) = util::antiproof(args);
     assert!(
         matches!(code, 0..=2 | 4),
         "{what}: `antiproof {}` exited {code} (a panic is 101, a signal -1): {out}{err}",
@@ -40,12 +38,7 @@ fn truncate(rng: &mut Rng, bytes: &[u8]) -> (usize, Vec<u8>) {
 
 fn certificate_cases(flips: usize, truncations: usize) {
     let dir = temp_dir("corrupt-tree");
-    let proof = common::prove(
-        "e3 d5",
-        Rules::International,
-        Color::White,
-        common::MAX_NODES,
-    );
+    let proof = util::prove("e3 d5", Rules::International, Color::White, util::MAX_NODES);
     let good = proof.file();
     let path = dir.join("p.tree");
     let p = path.to_str().unwrap();
@@ -80,12 +73,7 @@ fn certificate_cases(flips: usize, truncations: usize) {
 
 fn store_cases(flips: usize, truncations: usize, pages: usize) {
     let dir = temp_dir("corrupt-store");
-    let proof = common::prove(
-        "e3 d5",
-        Rules::International,
-        Color::White,
-        common::MAX_NODES,
-    );
+    let proof = util::prove("e3 d5", Rules::International, Color::White, util::MAX_NODES);
     let db = dir.join("good.redb");
     {
         let s = Store::open(&db).unwrap();
@@ -130,7 +118,7 @@ fn tt_cases(flips: usize) {
     let db = dir.join("s.redb");
     let d = db.to_str().unwrap();
     let tt = dir.join("s.redb.table");
-    let (code, _, err) = common::antiproof(&[
+    let (code, _, err) = util::antiproof(&[
         "prove",
         "--db",
         d,

@@ -4,9 +4,7 @@
 //! (with the checker's rules): the line counts as proven only while every
 //! part is there and certified.
 
-mod common;
-
-use common::{antiproof, temp_dir};
+use crate::util::{self, antiproof, temp_dir};
 use std::path::{Path, PathBuf};
 
 /// The `*.tree*` files of a directory, sorted.
@@ -118,7 +116,7 @@ fn a_split_proof_is_certified_part_by_part_and_adds_up_in_openings() {
     assert!(row.contains("6 files"), "{row}");
     let (code, out, err) = antiproof(&["openings", "--long", "--verify", "--proofs", dir]);
     assert_eq!(code, 0, "{err}");
-    let e4 = common::openings_block(&out, "1.e4:");
+    let e4 = util::openings_block(&out, "1.e4:");
     assert!(e4.contains("black wins: international"), "{e4}");
     assert!(e4.contains("e4 b5 ... (6 files"), "{e4}");
     let (code, out, _) = antiproof(&["openings", "--json", "--verify", "--proofs", dir]);
@@ -141,7 +139,7 @@ fn a_split_proof_is_certified_part_by_part_and_adds_up_in_openings() {
     assert!(row.contains("black: 0 of 1 replies to b5"), "{row}");
     let (code, long, err) = antiproof(&["openings", "--long", "--verify", "--proofs", dir]);
     assert_eq!(code, 0, "{err}");
-    let e4 = common::openings_block(&long, "1.e4:");
+    let e4 = util::openings_block(&long, "1.e4:");
     assert!(!e4.contains("black wins:"), "{e4}");
     assert!(
         e4.contains("black: 0 of 1 replies to b5 (international)"),

@@ -8,41 +8,10 @@
 //! script (`--worker`) that misbehaves once and then runs the real `job
 //! run`.
 
-mod common;
-
+use crate::util::{self, EXE};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
-
-const EXE: &str = env!("CARGO_BIN_EXE_antiproof");
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("antiproof-jobs-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\n{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    })
-}
-
-/// The JSON on stdout of a run that exited 0.
-fn ok_json(o: &Output) -> serde_json::Value {
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    json(o)
-}
 
 /// `prove --jobs 2 --json` of `line` with small jobs, with `worker` as
 /// the worker command when given.
@@ -91,16 +60,16 @@ fn worker(dir: &Path, fault: &str) -> PathBuf {
 
 /// Certifies the store's proof of the line with `verify --db`.
 fn assert_certified(dir: &Path, line: &[&str]) {
-    common::assert_store_certified(&dir.join("t.redb"), line);
+    util::assert_store_certified(&dir.join("t.redb"), line);
 }
 
 /// Runs the faulty worker and checks the fault was named, the job run
 /// again, and the proof completed and certified.
 fn rejected_once(name: &str, fault: &str, named: &str) {
-    let dir = temp_dir(name);
+    let dir = util::temp_dir(name);
     let w = worker(&dir, fault);
     let o = prove_jobs(&dir, Some(&w), &["e3", "d5"]);
-    let v = ok_json(&o);
+    let v = util::ok_json(&o);
     assert_eq!(v["result"], "proven");
     let r = &v["report"];
     assert_eq!(r["jobs_rejected"], 1, "{r}");
@@ -200,7 +169,7 @@ EOF"#,
 
 #[test]
 fn a_wrong_proof_is_rejected_by_the_checker() {
-    let dir = temp_dir("wrong-setup");
+    let dir = util::temp_dir("wrong-setup");
     let fault = wrong_proof_fault(&dir);
     rejected_once("wrong", &fault, "wrong-proof");
     let _ = std::fs::remove_dir_all(&dir);
@@ -224,7 +193,7 @@ EOF"#;
 
 #[test]
 fn a_leaf_whose_jobs_are_always_wrong_fails_and_is_never_proven() {
-    let dir = temp_dir("always-wrong");
+    let dir = util::temp_dir("always-wrong");
     let p = dir.join("worker.sh");
     std::fs::write(&p, "echo 'not json' > \"$1.result.json\"\n").unwrap();
     let o = prove_jobs(&dir, Some(&p), &["e3", "d5"]);
@@ -234,7 +203,7 @@ fn a_leaf_whose_jobs_are_always_wrong_fails_and_is_never_proven() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let v = json(&o);
+    let v = util::json(&o);
     assert_eq!(v["result"], "failed");
     assert!(v["report"]["leaves_failed"].as_u64().unwrap() > 0);
     assert_eq!(v["report"]["records_merged"], 0);
@@ -248,7 +217,7 @@ fn a_killed_worker_is_requeued() {
 
 #[test]
 fn a_killed_master_resumes_from_the_store() {
-    let dir = temp_dir("resume");
+    let dir = util::temp_dir("resume");
     let db = dir.join("t.redb");
     // Small jobs over 1.e3 Na6: some 300 jobs, a few seconds (1.e4 was
     // proven before the kill could come).
@@ -320,7 +289,7 @@ fn a_killed_master_resumes_from_the_store() {
         .args(args)
         .output()
         .unwrap();
-    let v = ok_json(&o);
+    let v = util::ok_json(&o);
     assert_eq!(v["result"], "proven");
     assert_eq!(v["report"]["resumed"], true);
     assert_certified(&dir, &["e3", "Na6"]);
@@ -352,7 +321,7 @@ EOF"#;
 
 #[test]
 fn leaves_workers_disproved_are_tried_again_by_the_next_run() {
-    let dir = temp_dir("reopen-disproven");
+    let dir = util::temp_dir("reopen-disproven");
     // The first job (the root's) runs for real and is expanded; every
     // later one claims a disproof, so the root ends disproven.
     let p = dir.join("worker.sh");
@@ -368,11 +337,11 @@ fn leaves_workers_disproved_are_tried_again_by_the_next_run() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let v = json(&o);
+    let v = util::json(&o);
     assert_eq!(v["result"], "disproven", "{v}");
     assert!(v["report"]["top_nodes"].as_u64().unwrap() > 1, "{v}");
     // The next run trusts none of it: it searches again and proves it.
-    let v = ok_json(&prove_jobs(&dir, None, &["e3", "Na6"]));
+    let v = util::ok_json(&prove_jobs(&dir, None, &["e3", "Na6"]));
     assert_eq!(v["result"], "proven", "{v}");
     assert_eq!(v["report"]["resumed"], true);
     assert!(v["report"]["reopened"].as_u64().unwrap() >= 1, "{v}");
@@ -382,12 +351,12 @@ fn leaves_workers_disproved_are_tried_again_by_the_next_run() {
 
 #[test]
 fn a_failed_root_is_tried_again_and_a_stored_proof_wins_over_the_tree() {
-    let dir = temp_dir("reopen-failed");
+    let dir = util::temp_dir("reopen-failed");
     let bad = dir.join("bad.sh");
     std::fs::write(&bad, "echo 'not json' > \"$1.result.json\"\n").unwrap();
     let o = prove_jobs(&dir, Some(&bad), &["e3", "d5"]);
-    assert_eq!(json(&o)["result"], "failed");
-    let v = ok_json(&prove_jobs(&dir, None, &["e3", "d5"]));
+    assert_eq!(util::json(&o)["result"], "failed");
+    let v = util::ok_json(&prove_jobs(&dir, None, &["e3", "d5"]));
     assert_eq!(v["result"], "proven", "{v}");
     assert_eq!(v["report"]["reopened"], 1, "{v}");
     assert_certified(&dir, &["e3", "d5"]);
@@ -400,7 +369,7 @@ fn a_failed_root_is_tried_again_and_a_stored_proof_wins_over_the_tree() {
     let claim = dir.join("claim.sh");
     std::fs::write(&claim, format!("job=\"$1\"\n{CLAIM_DISPROVEN}\n")).unwrap();
     let o = prove_jobs(&dir, Some(&claim), &["e3", "d5"]);
-    assert_eq!(json(&o)["result"], "disproven");
+    assert_eq!(util::json(&o)["result"], "disproven");
     let o = Command::new(EXE)
         .arg("prove")
         .arg("--db")
@@ -409,7 +378,7 @@ fn a_failed_root_is_tried_again_and_a_stored_proof_wins_over_the_tree() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0));
-    let v = ok_json(&prove_jobs(&dir, Some(&claim), &["e3", "d5"]));
+    let v = util::ok_json(&prove_jobs(&dir, Some(&claim), &["e3", "d5"]));
     assert_eq!(v["result"], "proven", "{v}");
     assert_eq!(v["report"]["settled_from_store"], 1, "{v}");
     assert_eq!(v["report"]["jobs_done"], 0, "{v}");
@@ -418,7 +387,7 @@ fn a_failed_root_is_tried_again_and_a_stored_proof_wins_over_the_tree() {
 
 #[test]
 fn a_missing_sbatch_is_a_clear_error() {
-    let dir = temp_dir("no-sbatch");
+    let dir = util::temp_dir("no-sbatch");
     let o = Command::new(EXE)
         .env("PATH", dir.join("empty"))
         .arg("prove")
@@ -438,7 +407,7 @@ fn a_missing_sbatch_is_a_clear_error() {
 #[test]
 #[ignore = "needs Slurm: run scripts/slurm-single-node.sh first"]
 fn proves_a_rung_through_slurm() {
-    let dir = temp_dir("slurm");
+    let dir = util::temp_dir("slurm");
     let o = Command::new(EXE)
         .arg("prove")
         .arg("--db")
@@ -454,7 +423,7 @@ fn proves_a_rung_through_slurm() {
         ])
         .output()
         .unwrap();
-    let v = ok_json(&o);
+    let v = util::ok_json(&o);
     assert_eq!(v["result"], "proven");
     assert_eq!(v["executor"], "slurm");
     assert!(v["report"]["jobs_done"].as_u64().unwrap() > 1);
@@ -468,7 +437,7 @@ fn proves_a_rung_through_slurm() {
 #[test]
 #[ignore = "needs Slurm: run scripts/slurm-single-node.sh first"]
 fn a_slurm_job_at_its_time_limit_counts_as_unresolved() {
-    let dir = temp_dir("slurm-limit");
+    let dir = util::temp_dir("slurm-limit");
     let o = Command::new(EXE)
         .arg("prove")
         .arg("--db")
@@ -484,7 +453,7 @@ fn a_slurm_job_at_its_time_limit_counts_as_unresolved() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let v = json(&o);
+    let v = util::json(&o);
     let r = &v["report"];
     assert_eq!(r["jobs_rejected"], 0, "{r}");
     let first = &r["each"][0];
@@ -498,7 +467,7 @@ fn a_slurm_job_at_its_time_limit_counts_as_unresolved() {
 /// `prove --jobs 2` of 1.e3 Na6 on `executor` with `extra` options: proven
 /// and certified; returns the JSON summary.
 fn prove_on(name: &str, executor: &str, extra: &[&str]) -> serde_json::Value {
-    let dir = temp_dir(name);
+    let dir = util::temp_dir(name);
     let mut args = vec![
         "--executor",
         executor,
@@ -509,7 +478,7 @@ fn prove_on(name: &str, executor: &str, extra: &[&str]) -> serde_json::Value {
     ];
     args.extend(extra);
     let o = prove_jobs_with(&dir, &args, &["e3", "Na6"]);
-    let v = ok_json(&o);
+    let v = util::ok_json(&o);
     assert_eq!(v["result"], "proven", "{v}");
     assert_certified(&dir, &["e3", "Na6"]);
     let _ = std::fs::remove_dir_all(&dir);
@@ -540,7 +509,7 @@ fn worker_processes_share_a_table_file_or_not() {
 
 #[test]
 fn a_job_with_a_bad_thread_count_is_refused_naming_its_budget() {
-    let dir = temp_dir("threads");
+    let dir = util::temp_dir("threads");
     let job = dir.join("j.json");
     let fen = "rnbqkbnr/ppp1pppp/8/3p4/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 2";
     for (threads, ok) in [(0, false), (2, true), (1025, false)] {
@@ -585,7 +554,7 @@ fn write_job(path: &Path, root_fen: &str, line: &str, winner: &str, nodes: u64, 
 
 #[test]
 fn a_job_whose_history_does_not_lead_to_its_root_is_refused() {
-    let dir = temp_dir("history");
+    let dir = util::temp_dir("history");
     let job = dir.join("j.json");
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";
     let write = |history: &str| {
@@ -618,7 +587,7 @@ fn a_job_whose_history_does_not_lead_to_its_root_is_refused() {
 
 #[test]
 fn a_job_naming_another_file_as_its_shared_table_leaves_that_file_alone() {
-    let dir = temp_dir("sharedname");
+    let dir = util::temp_dir("sharedname");
     // A file of a shared table's size that is not one.
     let victim = dir.join("victim.bin");
     let bytes = vec![7u8; 4 << 20];
@@ -667,7 +636,7 @@ fn a_link_in_the_work_directory_never_has_the_store_written_over() {
     // The issue's case: the first job's log name, guessable, a link to
     // the store. The log was created through it, the worker's output
     // went over the store, and `store check` found it damaged.
-    let dir = temp_dir("loglink");
+    let dir = util::temp_dir("loglink");
     let db = dir.join("t.redb");
     let o = Command::new(EXE)
         .arg("prove")
@@ -768,7 +737,7 @@ fn a_link_in_the_work_directory_never_has_the_store_written_over() {
 
 #[test]
 fn a_second_master_on_a_work_directory_is_refused_until_the_first_is_gone() {
-    let dir = temp_dir("twomasters");
+    let dir = util::temp_dir("twomasters");
     let work = dir.join("w");
     // The first master's jobs never end (its worker sleeps): it holds the
     // work directory until killed.
@@ -825,7 +794,7 @@ fn a_second_master_on_a_work_directory_is_refused_until_the_first_is_gone() {
 
 #[test]
 fn a_job_whose_shared_table_is_a_link_leaves_its_target_alone() {
-    let dir = temp_dir("sharedlink");
+    let dir = util::temp_dir("sharedlink");
     // A file of a shared table's size, reached by a link (and by a hard
     // link) named as a shared table.
     let victim = dir.join("victim.bin");
@@ -862,7 +831,7 @@ fn a_job_whose_shared_table_is_a_link_leaves_its_target_alone() {
 fn a_job_executor_named_without_jobs_runs_one_job_a_core() {
     // `--executor local` alone is a master with one worker a core, not
     // the single search with the option ignored.
-    let dir = temp_dir("cores");
+    let dir = util::temp_dir("cores");
     let o = Command::new(EXE)
         .arg("prove")
         .arg("--db")
@@ -878,14 +847,14 @@ fn a_job_executor_named_without_jobs_runs_one_job_a_core() {
         .args(["--json", "e3", "Na6"])
         .output()
         .unwrap();
-    let v = ok_json(&o);
+    let v = util::ok_json(&o);
     assert_eq!(v["executor"], "local", "{v}");
     let cores = std::thread::available_parallelism().unwrap().get();
     assert_eq!(v["jobs"], cores as u64, "{v}");
     assert_certified(&dir, &["e3", "Na6"]);
     // `--jobs 1` with a job executor: a master with one job at a time.
     let _ = std::fs::remove_dir_all(&dir);
-    let dir = temp_dir("one-job");
+    let dir = util::temp_dir("one-job");
     let o = Command::new(EXE)
         .arg("prove")
         .arg("--db")
@@ -894,7 +863,7 @@ fn a_job_executor_named_without_jobs_runs_one_job_a_core() {
         .args(["--memory", "32M", "--json", "e3", "Na6"])
         .output()
         .unwrap();
-    let v = ok_json(&o);
+    let v = util::ok_json(&o);
     assert_eq!(
         (v["executor"].as_str(), v["jobs"].as_u64()),
         (Some("threads"), Some(1))
@@ -917,7 +886,7 @@ fn a_job_asking_for_more_memory_than_the_machine_has_clamps_its_table() {
     // worker scales down to this machine, saying so in its log; the job
     // runs. (One thread: its table grows as it fills, so the test touches
     // little of it.)
-    let dir = temp_dir("memory");
+    let dir = util::temp_dir("memory");
     let job = dir.join("j.json");
     let fen = "rnbqkbnr/ppp1pppp/8/3p4/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 2";
     write_job(&job, fen, r#""e3","d5""#, "white", 100_000, "");
@@ -944,7 +913,7 @@ fn a_job_asking_for_more_memory_than_the_machine_has_clamps_its_table() {
 /// line and a file that is the store are refused (exit 2), naming why.
 #[test]
 fn a_run_state_file_outlives_the_store() {
-    let dir = temp_dir("state");
+    let dir = util::temp_dir("state");
     let db = dir.join("t.redb");
     let state = dir.join("e3-g6.state");
     let run = |extra: &[&str], line: &[&str]| {
@@ -974,7 +943,7 @@ fn a_run_state_file_outlives_the_store() {
     let o = run(&[], &["e3", "g6"]);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(err.contains("run state restored from"), "{err}");
-    let v = ok_json(&o);
+    let v = util::ok_json(&o);
     assert_eq!(v["result"], "proven");
     assert_eq!(v["report"]["resumed"], true);
     assert_certified(&dir, &["e3", "g6"]);

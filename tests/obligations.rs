@@ -5,10 +5,8 @@
 //! with nothing else, without the fifty-move rule and under it. Plus bad
 //! obligations files.
 
-mod common;
-
+use crate::util::{antiproof, temp_dir};
 use antiproof::wintree::{ProofDag, WinTree, WriteOptions, write_tree};
-use common::{antiproof, temp_dir};
 use shakmaty::fen::Epd;
 use shakmaty::variant::Antichess;
 use shakmaty::{EnPassantMode, Position};

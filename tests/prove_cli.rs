@@ -2,20 +2,14 @@
 //! the middle of a run and a Ctrl-C (SIGINT) stop, SIGTERM and SIGHUP
 //! stopping alike.
 
-mod prove_common;
-
+use crate::util::{self, temp_db, walk};
 use antiproof::rules::Color;
-use prove_common::{temp_db, walk};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn antiproof() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_antiproof"))
-}
-
 fn prove(db: &Path, extra: &[&str]) -> Output {
-    antiproof()
+    util::command()
         .arg("prove")
         .arg("--db")
         .arg(db)
@@ -24,21 +18,12 @@ fn prove(db: &Path, extra: &[&str]) -> Output {
         .unwrap()
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
-}
-
 #[test]
 fn proves_a_rung_with_a_json_summary() {
     let db = temp_db("cli-json");
     let o = prove(&db, &["--json", "e3", "d5"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let v = util::json(&o);
     assert_eq!(v["result"], "proven");
     assert_eq!(v["winner"], "white");
     assert_eq!(v["winning_move"], "Qg4");
@@ -53,7 +38,7 @@ fn proves_a_rung_with_a_json_summary() {
     );
     // The text summary, from the store this time.
     let o = prove(&db, &["e2e3", "d7d5"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("proven: white wins"), "{out}");
     assert!(out.contains("winning move:    Qg4"), "{out}");
@@ -71,8 +56,8 @@ fn proves_a_rung_with_a_json_summary() {
 fn smaller_proof_proves_alternatives_and_the_proof_stays_certified() {
     let db = temp_db("cli-smaller");
     let o = prove(&db, &["--json", "--smaller-proof", "e3", "Na6"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let v = util::json(&o);
     assert_eq!(v["result"], "proven");
     let positions = v["proof_positions"].as_u64().unwrap();
     let alt = &v["alternatives"];
@@ -90,15 +75,15 @@ fn smaller_proof_proves_alternatives_and_the_proof_stays_certified() {
     // Without the flag, no such pass.
     let db2 = temp_db("cli-smaller-off");
     let o = prove(&db2, &["--json", "e3", "Na6"]);
-    let v = json(&o);
+    let v = util::json(&o);
     assert!(v["alternatives"].is_null(), "{v}");
     let greedy = v["proof_positions"].as_u64().unwrap();
     assert!(greedy > positions, "{v}");
     // Asked with the flag on a line the store has proven: the passes run
     // over the stored proof (a run stopped in them goes on this way).
     let o = prove(&db2, &["--json", "--smaller-proof", "e3", "Na6"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let v = util::json(&o);
     assert_eq!(v["result"], "proven");
     assert_eq!(v["alternatives"]["stopped"], false, "{v}");
     assert!(v["alternatives"]["rewritten"].as_u64().unwrap() > 0, "{v}");
@@ -119,8 +104,12 @@ fn smaller_proof_proves_alternatives_and_the_proof_stays_certified() {
         args.extend(extra);
         args.extend(["e3", "d5"]);
         let o = prove(&db2, &args);
-        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-        assert!(stderr(&o).contains("--smaller-proof"), "{}", stderr(&o));
+        assert_eq!(o.status.code(), Some(2), "{}", util::stderr(&o));
+        assert!(
+            util::stderr(&o).contains("--smaller-proof"),
+            "{}",
+            util::stderr(&o)
+        );
     }
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
     std::fs::remove_dir_all(db2.parent().unwrap()).unwrap();
@@ -133,8 +122,8 @@ fn smaller_proof_proves_alternatives_and_the_proof_stays_certified() {
 fn a_seed_searches_in_another_order_and_its_proof_is_certified() {
     let db = temp_db("cli-seed");
     let o = prove(&db, &["--json", "--seed", "4", "e3", "Na6"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let v = util::json(&o);
     assert_eq!(v["result"], "proven");
     assert_eq!(v["seed"], 4);
     assert_ne!(v["nodes"].as_u64(), Some(BASE_NODES_E3_NA6), "{v}");
@@ -146,14 +135,14 @@ fn a_seed_searches_in_another_order_and_its_proof_is_certified() {
         "{out}"
     );
     let o = prove(&db, &["e3", "d5", "--seed", "9"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     assert!(
         String::from_utf8_lossy(&o.stdout).contains("seed:            9"),
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );
     let db2 = temp_db("cli-seed-0");
-    let v = json(&prove(&db2, &["--json", "--seed", "0", "e3", "Na6"]));
+    let v = util::json(&prove(&db2, &["--json", "--seed", "0", "e3", "Na6"]));
     assert_eq!(v["seed"], 0);
     assert_eq!(v["nodes"].as_u64(), Some(BASE_NODES_E3_NA6), "{v}");
     for bad in [
@@ -164,8 +153,8 @@ fn a_seed_searches_in_another_order_and_its_proof_is_certified() {
         let mut args = bad.to_vec();
         args.extend(["e3", "d5"]);
         let o = prove(&db2, &args);
-        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-        assert!(stderr(&o).contains("seed"), "{}", stderr(&o));
+        assert_eq!(o.status.code(), Some(2), "{}", util::stderr(&o));
+        assert!(util::stderr(&o).contains("seed"), "{}", util::stderr(&o));
     }
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
     std::fs::remove_dir_all(db2.parent().unwrap()).unwrap();
@@ -182,8 +171,8 @@ const BASE_NODES_E3_NA6: u64 = 427_338;
 fn the_stored_proof_is_shrunk_and_still_certified() {
     let db = temp_db("cli-shrink");
     let o = prove(&db, &["--json", "e3", "Na6"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let v = util::json(&o);
     assert_eq!(v["result"], "proven");
     let positions = v["proof_positions"].as_u64().unwrap();
     let before = v["shrink_before"].as_u64().unwrap();
@@ -198,8 +187,8 @@ fn the_stored_proof_is_shrunk_and_still_certified() {
         "{out}"
     );
     let o = prove(&db, &["--json", "e3", "Na6"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(json(&o)["proof_positions"].as_u64(), Some(positions));
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert_eq!(util::json(&o)["proof_positions"].as_u64(), Some(positions));
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
@@ -207,9 +196,9 @@ fn the_stored_proof_is_shrunk_and_still_certified() {
 fn a_side_that_cannot_win_exits_1_and_a_limit_exits_3() {
     let db = temp_db("cli-codes");
     let o = prove(&db, &["--winner", "black", "e3", "d5", "Qg4"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", util::stderr(&o));
     let o = prove(&db, &["--limit", "2000 nodes", "e3", "g6"]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("stopped"));
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
@@ -221,9 +210,9 @@ fn a_side_that_cannot_win_exits_1_and_a_limit_exits_3() {
 fn a_default_winner_against_the_published_result_gets_a_note() {
     let db = temp_db("cli-note");
     let o = prove(&db, &["--json", "--limit", "2000 nodes", "h3", "Nh6"]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert_eq!(json(&o)["winner"], "white");
-    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
+    assert_eq!(util::json(&o)["winner"], "white");
+    let e = util::stderr(&o);
     assert!(e.contains("1.h3 is published as a win for Black"), "{e}");
     assert!(e.contains("--winner black"), "{e}");
     // Not when the side is given, nor when the default agrees.
@@ -233,15 +222,19 @@ fn a_default_winner_against_the_published_result_gets_a_note() {
         &["e3", "d5"][..],
     ] {
         let o = prove(&db, args);
-        assert!(!stderr(&o).contains("note:"), "{args:?}: {}", stderr(&o));
+        assert!(
+            !util::stderr(&o).contains("note:"),
+            "{args:?}: {}",
+            util::stderr(&o)
+        );
     }
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
 fn bad(db: &Path, extra: &[&str], expect: &[&str]) {
     let o = prove(db, extra);
-    assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
-    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", util::stderr(&o));
+    let e = util::stderr(&o);
     for x in expect {
         assert!(e.contains(x), "{extra:?}: {e:?} lacks {x:?}");
     }
@@ -285,7 +278,7 @@ fn a_store_of_another_schema_version_is_refused() {
 
 /// Starts a run with frequent checkpoints and returns it after `after`.
 fn start_slow_run(db: &Path, after: Duration) -> std::process::Child {
-    let child = antiproof()
+    let child = util::command()
         .args(["prove", "--checkpoint-size", "300", "--db"])
         .arg(db)
         .args(["e3", "g6"])
@@ -310,8 +303,8 @@ fn a_killed_run_leaves_a_store_that_opens_and_the_next_run_finishes() {
         let _ = s.len(antiproof::store::Rules::International).unwrap();
     }
     let o = prove(&db, &["--json", "e3", "g6"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let v = util::json(&o);
     assert_eq!(v["winning_move"], "Qh5");
     walk(&db, "e3 g6", Color::White);
     eprintln!("kill test took {:?}", t.elapsed());
@@ -331,10 +324,10 @@ fn ctrl_c_stops_with_exit_3_and_the_next_run_continues() {
     assert!(
         matches!(o.status.code(), Some(0) | Some(3)),
         "{}",
-        stderr(&o)
+        util::stderr(&o)
     );
     let o = prove(&db, &["--json", "e3", "g6"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     walk(&db, "e3 g6", Color::White);
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
@@ -355,7 +348,7 @@ fn sigterm_and_sighup_stop_like_ctrl_c_and_save_the_tt() {
         match o.status.code() {
             Some(3) => assert!(std::path::Path::new(&tt).exists(), "SIG{name}: tt saved"),
             Some(0) => {}
-            c => panic!("SIG{name}: exit {c:?}: {}", stderr(&o)),
+            c => panic!("SIG{name}: exit {c:?}: {}", util::stderr(&o)),
         }
         std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
     }
@@ -368,15 +361,15 @@ fn a_stopped_search_saves_its_table_and_the_next_run_resumes_from_it() {
     table.push(".table");
     let table = std::path::PathBuf::from(table);
     let o = prove(&db, &["--json", "--limit", "300000 nodes", "e3", "g6"]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
     assert!(table.exists(), "the table is saved");
     // The summary says where, and how large; the budget is called one.
     let bytes = std::fs::metadata(&table).unwrap().len();
-    let v = json(&o);
+    let v = util::json(&o);
     assert_eq!(v["saved_tt"], table.display().to_string());
     assert_eq!(v["saved_tt_bytes"], bytes);
     let o = prove(&db, &["--limit", "1000 nodes", "e3", "g6"]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
     let text = String::from_utf8_lossy(&o.stdout);
     let bytes = std::fs::metadata(&table).unwrap().len();
     let saved = format!(
@@ -391,8 +384,8 @@ fn a_stopped_search_saves_its_table_and_the_next_run_resumes_from_it() {
     );
     assert!(!text.contains("(tt "), "{text}");
     let o = prove(&db, &["--json", "e3", "g6"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let v = util::json(&o);
     assert_eq!(v["resumed_table"], true);
     assert!(v["saved_tt"].is_null(), "{v}");
     assert_eq!(v["winning_move"], "Qh5");
@@ -400,9 +393,9 @@ fn a_stopped_search_saves_its_table_and_the_next_run_resumes_from_it() {
     walk(&db, "e3 g6", Color::White);
     // A table saved for another root is not loaded.
     let o = prove(&db, &["--limit", "1000 nodes", "e3", "Na6"]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
     let o = prove(&db, &["--json", "e3", "d6"]);
-    assert_eq!(json(&o)["resumed_table"], false);
+    assert_eq!(util::json(&o)["resumed_table"], false);
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
@@ -418,15 +411,15 @@ fn two_search_threads_stop_resume_and_prove_a_certified_line() {
         &db,
         &[&args[..], &["--limit", "300000 nodes", "e3", "g6"]].concat(),
     );
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    let v = json(&o);
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
+    let v = util::json(&o);
     assert_eq!(v["threads"], 2);
     let nodes = v["nodes"].as_u64().unwrap();
     assert!((300_000..400_000).contains(&nodes), "{nodes} nodes");
     assert!(tt_path(&db).exists(), "the table is saved");
     let o = prove(&db, &[&args[..], &["e3", "g6"]].concat());
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let v = util::json(&o);
     assert_eq!(v["resumed_table"], true);
     assert_eq!(v["result"], "proven");
     assert!(v["other_threads_nodes"].as_u64().unwrap() > 0, "{v}");
@@ -442,8 +435,8 @@ fn two_search_threads_stop_resume_and_prove_a_certified_line() {
         &db,
         &[&args[..], &["--rules", "lichess", "e3", "Na6"]].concat(),
     );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let v = util::json(&o);
     assert_eq!(v["rule_set"], "international+fifty");
     assert_eq!(v["result"], "proven");
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
@@ -471,7 +464,7 @@ fn zero_disproof_numbers(tt: &mut [u8]) {
 }
 
 fn assert_ignored_with_warning(o: &Output, tt: &Path, what: &str) {
-    let err = stderr(o);
+    let err = util::stderr(o);
     assert!(
         err.contains("ignoring the saved transposition table")
             && err.contains(&*tt.to_string_lossy()),
@@ -484,7 +477,7 @@ fn a_damaged_saved_tt_is_ignored_with_a_warning_and_the_search_starts_fresh() {
     let db = temp_db("cli-tt-damaged");
     let tt = tt_path(&db);
     let o = prove(&db, &["--json", "--limit", "20000 nodes", "e3", "g6"]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
     let saved = std::fs::read(&tt).unwrap();
     let saved_db = std::fs::read(&db).unwrap();
     assert!(saved.len() > TT_ENTRIES && saved.starts_with(b"APTT0002"));
@@ -518,9 +511,9 @@ fn a_damaged_saved_tt_is_ignored_with_a_warning_and_the_search_starts_fresh() {
         std::fs::write(&db, &saved_db).unwrap();
         std::fs::write(&tt, &bytes).unwrap();
         let o = prove(&db, &["--json", "e3", "g6"]);
-        assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
+        assert_eq!(o.status.code(), Some(0), "{what}: {}", util::stderr(&o));
         assert_ignored_with_warning(&o, &tt, what);
-        let v = json(&o);
+        let v = util::json(&o);
         assert_eq!(v["resumed_table"], false, "{what}");
         assert_eq!(v["result"], "proven", "{what}");
         assert_eq!(v["winning_move"], "Qh5", "{what}");
@@ -535,14 +528,14 @@ fn a_saved_tt_with_zeroed_disproof_numbers_gives_no_false_disproof() {
     let db = temp_db("cli-tt-nc3");
     let tt = tt_path(&db);
     let o = prove(&db, &["--json", "--limit", "5000 nodes", "Nc3"]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
     let mut bytes = std::fs::read(&tt).unwrap();
     zero_disproof_numbers(&mut bytes);
     std::fs::write(&tt, &bytes).unwrap();
     let o = prove(&db, &["--json", "--limit", "5000 nodes", "Nc3"]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
     assert_ignored_with_warning(&o, &tt, "zeroed disproof numbers");
-    assert_eq!(json(&o)["result"], "stopped");
+    assert_eq!(util::json(&o)["result"], "stopped");
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
@@ -551,7 +544,7 @@ fn a_disproof_says_it_is_not_certified() {
     // After 1.e3 d5 2.Qg4 White wins (rung 1), so Black cannot.
     let db = temp_db("cli-disproof");
     let o = prove(&db, &["--winner", "black", "e3", "d5", "Qg4"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", util::stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("disproven: black cannot force a win"), "{out}");
     assert!(
@@ -559,11 +552,11 @@ fn a_disproof_says_it_is_not_certified() {
         "{out}"
     );
     let o = prove(&db, &["--json", "--winner", "black", "e3", "d5", "Qg4"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert_eq!(json(&o)["certifiable"], false);
+    assert_eq!(o.status.code(), Some(1), "{}", util::stderr(&o));
+    assert_eq!(util::json(&o)["certifiable"], false);
     let o = prove(&db, &["--json", "e3", "d5"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(json(&o)["certifiable"], true);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert_eq!(util::json(&o)["certifiable"], true);
     assert!(!String::from_utf8_lossy(&o.stdout).contains("not certified"));
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
@@ -577,16 +570,16 @@ fn export_and_certify(db: &Path, moves: &[&str]) -> String {
     args.extend(moves);
     args.extend(["-o", tree_s]);
     let o = run_cli(&args);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     let o = run_cli(&["verify", "--tree", tree_s]);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{out}{}", util::stderr(&o));
     assert!(out.contains("CERTIFIED"), "{out}");
     out
 }
 
 fn run_cli(args: &[&str]) -> Output {
-    antiproof().args(args).output().unwrap()
+    util::command().args(args).output().unwrap()
 }
 
 /// Joint rules: 1.e3 d5 is proven, exported and certified under joint
@@ -596,8 +589,8 @@ fn joint_rules_prove_export_and_verify_under_all_three() {
     let db = temp_db("cli-joint");
     let db_s = db.to_str().unwrap();
     let o = prove(&db, &["--rules", "joint", "--json", "e3", "d5"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let v = util::json(&o);
     assert_eq!(v["result"], "proven");
     assert_eq!(v["winner"], "white");
     assert_eq!(v["rules"], "joint");
@@ -606,16 +599,21 @@ fn joint_rules_prove_export_and_verify_under_all_three() {
     let o = run_cli(&[
         "export", "--rules", "joint", "--db", db_s, "e3", "d5", "-o", tree_s,
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     for rules in ["joint", "international", "fics"] {
         let o = run_cli(&["verify", "--rules", rules, "--tree", tree_s]);
         let out = String::from_utf8_lossy(&o.stdout);
-        assert_eq!(o.status.code(), Some(0), "{rules}: {out}{}", stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{rules}: {out}{}",
+            util::stderr(&o)
+        );
         assert!(out.contains("CERTIFIED"), "{rules}: {out}");
     }
     // The store proves nothing under the other rule sets.
     let o = run_cli(&["verify", "--rules", "fics", "--db", db_s, "e3", "d5"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", util::stderr(&o));
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
@@ -640,7 +638,7 @@ fn joint_rules_draw_where_international_and_fics_disagree() {
             o.status.code(),
             Some(code),
             "{rules} {winner}: {}",
-            stderr(&o)
+            util::stderr(&o)
         );
     }
     let db_s = db.to_str().unwrap();
@@ -651,7 +649,7 @@ fn joint_rules_draw_where_international_and_fics_disagree() {
             "export", "--rules", rules, "--db", db_s, "--fen", FEN, "--winner", winner, "-o",
             tree_s,
         ]);
-        assert_eq!(o.status.code(), Some(0), "{rules}: {}", stderr(&o));
+        assert_eq!(o.status.code(), Some(0), "{rules}: {}", util::stderr(&o));
         let check = |under: &str| {
             run_cli(&[
                 "verify", "--rules", under, "--tree", tree_s, "--fen", FEN, "--winner", winner,
@@ -675,7 +673,7 @@ fn known_wins_load_certified_files_only() {
     let db = temp_db("known");
     let proofs = Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs");
     let load = |extra: &[&str], files: &[&Path]| {
-        antiproof()
+        util::command()
             .args(["store", "load", "--db"])
             .arg(&db)
             .args(extra)
@@ -684,13 +682,13 @@ fn known_wins_load_certified_files_only() {
             .unwrap()
     };
     let o = load(&[], &[&proofs.join("e3-g6.tree")]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains("1. e3 g6, white wins, 3031 positions, 3031 new records"),
         "{out}"
     );
-    let v = antiproof()
+    let v = util::command()
         .args(["verify", "--db"])
         .arg(&db)
         .args(["e3", "g6"])
@@ -703,17 +701,17 @@ fn known_wins_load_certified_files_only() {
         String::from_utf8_lossy(&v.stdout)
     );
     let o = prove(&db, &["--json", "e3", "g6"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let j = json(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let j = util::json(&o);
     assert_eq!(j["nodes"], 0);
     let first = j["winning_move_uci"].as_str().unwrap().to_string();
     // Two plies deeper, every reply is in the loaded proof too.
     let o = prove(&db, &["--json", "--winner", "white", "e3", "g6", &first]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(json(&o)["nodes"], 0);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert_eq!(util::json(&o)["nodes"], 0);
     // Not certified under FICS (README's table): nothing loaded, exit 1.
     let o = load(&["--rules", "fics"], &[&proofs.join("Nc3.tree")]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", util::stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains("not loaded") && out.contains("0 of 1 files loaded under fics"),
@@ -723,14 +721,18 @@ fn known_wins_load_certified_files_only() {
     let junk = db.with_extension("junk.tree");
     std::fs::write(&junk, b"not a win tree at all").unwrap();
     let o = load(&[], &[&junk]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("junk.tree"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", util::stderr(&o));
+    assert!(
+        util::stderr(&o).contains("junk.tree"),
+        "{}",
+        util::stderr(&o)
+    );
     // The store as one of the files: refused before anything is written.
     let o = load(&[], &[&db]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", util::stderr(&o));
     // prove --known under FICS names the file it skips and proves anyway.
     let db2 = temp_db("known-prove");
-    let o = antiproof()
+    let o = util::command()
         .args(["prove", "--db"])
         .arg(&db2)
         .args(["--rules", "fics", "--known"])
@@ -740,18 +742,18 @@ fn known_wins_load_certified_files_only() {
         .args(["--json", "e3", "d5"])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     assert!(
-        stderr(&o).contains("Nc3.tree: not loaded"),
+        util::stderr(&o).contains("Nc3.tree: not loaded"),
         "{}",
-        stderr(&o)
+        util::stderr(&o)
     );
     assert!(
-        stderr(&o).contains("1 of 2 files certified and loaded"),
+        util::stderr(&o).contains("1 of 2 files certified and loaded"),
         "{}",
-        stderr(&o)
+        util::stderr(&o)
     );
-    assert_eq!(json(&o)["nodes"], 0);
+    assert_eq!(util::json(&o)["nodes"], 0);
 }
 
 /// A proof along a guide (`prove e3 d5 Qg4`) is carried back along the
@@ -762,13 +764,13 @@ fn known_wins_load_certified_files_only() {
 fn a_proof_along_a_guide_proves_the_line_before_it() {
     let db = temp_db("guide");
     let o = prove(&db, &["--winner", "white", "e3", "d5", "Qg4"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     assert!(
-        stderr(&o).contains("white wins after e3 d5"),
+        util::stderr(&o).contains("white wins after e3 d5"),
         "{}",
-        stderr(&o)
+        util::stderr(&o)
     );
-    let v = antiproof()
+    let v = util::command()
         .args(["verify", "--db"])
         .arg(&db)
         .args(["e3", "d5"])
@@ -785,9 +787,9 @@ fn a_proof_along_a_guide_proves_the_line_before_it() {
         &db,
         &["--json", "--winner", "white", "--limit", "1 nodes", "e3"],
     );
-    assert_ne!(json(&o)["result"], "proven");
+    assert_ne!(util::json(&o)["result"], "proven");
     let tree = db.with_extension("tree");
-    let e = antiproof()
+    let e = util::command()
         .args(["export", "--db"])
         .arg(&db)
         .arg("-o")
@@ -795,8 +797,8 @@ fn a_proof_along_a_guide_proves_the_line_before_it() {
         .args(["e3", "d5"])
         .output()
         .unwrap();
-    assert_eq!(e.status.code(), Some(0), "{}", stderr(&e));
-    let v = antiproof()
+    assert_eq!(e.status.code(), Some(0), "{}", util::stderr(&e));
+    let v = util::command()
         .args(["verify", "--tree"])
         .arg(&tree)
         .output()

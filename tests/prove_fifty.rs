@@ -3,13 +3,11 @@
 //! 100th ply, the separate store table, and stored proofs whose every path
 //! stays under the limit.
 
-mod common;
-
+use crate::util::{self, antiproof, temp_dir};
 use antiproof::rules::{Color, Position};
 use antiproof::store::{Key, Record, Store, Verdict};
 use antiproof::stored::{StoredNode, StoredProof};
 use antiproof::vocab::{FIFTY_MOVE_PLIES, MoveCode, RuleSet, Rules};
-use common::{antiproof, temp_dir};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -336,7 +334,7 @@ fn openings_names_the_rule_sets_of_each_lines_certificates() {
     // Together: one reply of 20 proven, under two rule sets of six.
     assert!(row.contains("white: 1 of 20 replies 2 of 6"), "{row}");
     let (_, long, _) = antiproof(&["openings", "--long", "--proofs", p]);
-    let e3 = common::openings_block(&long, "1.e3:");
+    let e3 = util::openings_block(&long, "1.e3:");
     assert!(
         e3.contains("white: 1 of 20 replies (international, international+fifty)"),
         "{e3}"

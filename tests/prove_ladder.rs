@@ -1,12 +1,10 @@
 //! Proves the small rungs of docs/ladder.md through the library and
 //! walks each stored proof with a plain walker.
 
-mod prove_common;
-
+use crate::util::{temp_db, walk};
 use antiproof::rules::{Color, Position};
 use antiproof::search::{Config, ProveResult, Prover};
 use antiproof::store::Store;
-use prove_common::{temp_db, walk};
 use std::path::Path;
 
 struct Run {
@@ -123,7 +121,7 @@ fn a_side_that_cannot_win_is_disproven() {
 }
 
 /// Rungs 8 to 10: seconds to minutes in the test profile; run with
-/// `cargo test --release --test prove_ladder -- --ignored`.
+/// `cargo test --release --test tests prove_ladder:: -- --ignored`.
 #[test]
 #[ignore]
 fn rungs_8_to_10() {

@@ -3,10 +3,8 @@
 //! trips. Inputs are random bytes, random tokens and mutations of valid
 //! FENs and moves (a seeded generator, so failures reproduce).
 
-mod common;
-
+use crate::util::Rng;
 use antiproof::rules::{PACKED_LEN, PackedPosition, Position, UciMove};
-use common::Rng;
 
 const SEEDS: &[&str] = &[
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",

@@ -1,8 +1,7 @@
 //! Perft against the cross-checked figures in `tests/data/` (origins in
 //! its README.md), and the 100 real games replayed to their final positions.
 
-mod data;
-
+use crate::data;
 use antiproof::rules::{Position, perft::perft};
 
 fn check_perft(max_nodes: u64) -> usize {

@@ -5,11 +5,9 @@
 //! every move (print and read back), FEN round trip, packed round trip and
 //! the incremental Zobrist hash.
 
-mod common;
-mod data;
-
+use crate::data;
+use crate::util::Rng;
 use antiproof::rules::{Color, Outcome, Position, Rules};
-use common::Rng;
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::variant::Antichess;

@@ -5,21 +5,12 @@
 //! metadata` otherwise (CARGO_TARGET_DIR honoured), which is not run here
 //! (a release build is minutes).
 
-use std::path::{Path, PathBuf};
+use crate::util::{self, EXE};
+use std::path::Path;
 use std::process::{Command, Output};
-
-const EXE: &str = env!("CARGO_BIN_EXE_antiproof");
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("antiproof-scripts-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn text(b: &[u8]) -> String {
@@ -50,7 +41,7 @@ fn screenshot(dir: &Path, browser: &str, out: &Path) -> Output {
 
 #[test]
 fn screenshot_claims_only_a_file_it_wrote() {
-    let dir = temp_dir("screenshot");
+    let dir = util::temp_dir("screenshot");
     let out = dir.join("shot.png");
     // An old screenshot there is not passed off as this run's.
     std::fs::write(&out, "old").unwrap();
@@ -98,7 +89,7 @@ fn screenshot_claims_only_a_file_it_wrote() {
 
 #[test]
 fn a_missing_binary_stops_the_scripts_at_once() {
-    let dir = temp_dir("nobin");
+    let dir = util::temp_dir("nobin");
     let missing = dir.join("no-such-antiproof");
     for script in [
         "make-proofs.sh",

@@ -3,17 +3,9 @@
 //! same jobs, virtual time and job nodes whatever the load; the proof
 //! certifies; bad settings are usage errors naming the option.
 
-use std::path::{Path, PathBuf};
+use crate::util::{self, EXE};
+use std::path::Path;
 use std::process::{Command, Output};
-
-const EXE: &str = env!("CARGO_BIN_EXE_antiproof");
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("antiproof-sim-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// `prove --executor sim --json` on the store `db` with `args`, of 1.d4
 /// (rung 5) in jobs of 1,000 nodes: some twenty jobs.
@@ -37,16 +29,6 @@ fn sim(db: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn ok_json(o: &Output) -> serde_json::Value {
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_slice(&o.stdout).unwrap()
-}
-
 /// What must be the same in two runs of one command: the sim figures
 /// (all exact counts, or sums of them at the given rate) and every job
 /// with its line and nodes, in the order the master took them.
@@ -62,10 +44,10 @@ fn fingerprint(v: &serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn two_identical_commands_give_the_same_run_and_its_proof_certifies() {
-    let dir = temp_dir("same");
+    let dir = util::temp_dir("same");
     let args = ["--jobs", "4", "--sim-rate", "1M", "--sim-latency", "0.5"];
-    let a = ok_json(&sim(&dir.join("a.redb"), &args));
-    let b = ok_json(&sim(&dir.join("b.redb"), &args));
+    let a = util::ok_json(&sim(&dir.join("a.redb"), &args));
+    let b = util::ok_json(&sim(&dir.join("b.redb"), &args));
     assert_eq!(a["result"], "proven", "{a}");
     assert_eq!(fingerprint(&a), fingerprint(&b));
     let s = &a["sim"];
@@ -106,7 +88,7 @@ fn two_identical_commands_give_the_same_run_and_its_proof_certifies() {
     );
     // With a baseline, the speedup is one process's time at the rate
     // over the virtual time.
-    let c = ok_json(&sim(
+    let c = util::ok_json(&sim(
         &dir.join("c.redb"),
         &[&args[..], &["--sim-baseline", "10k"]].concat(),
     ));
@@ -122,12 +104,12 @@ fn two_identical_commands_give_the_same_run_and_its_proof_certifies() {
 
 #[test]
 fn more_workers_take_less_virtual_time_on_the_same_jobs_budget() {
-    let dir = temp_dir("more");
-    let one = ok_json(&sim(
+    let dir = util::temp_dir("more");
+    let one = util::ok_json(&sim(
         &dir.join("one.redb"),
         &["--jobs", "1", "--sim-rate", "1M", "--sim-latency", "1"],
     ));
-    let eight = ok_json(&sim(
+    let eight = util::ok_json(&sim(
         &dir.join("eight.redb"),
         &["--jobs", "8", "--sim-rate", "1M", "--sim-latency", "1"],
     ));
@@ -149,7 +131,7 @@ fn more_workers_take_less_virtual_time_on_the_same_jobs_budget() {
 
 #[test]
 fn bad_simulation_settings_are_usage_errors_naming_the_option() {
-    let dir = temp_dir("bad");
+    let dir = util::temp_dir("bad");
     let db = dir.join("t.redb");
     for (args, named) in [
         (&["--jobs", "4", "--sim-rate", "0"][..], "--sim-rate"),

@@ -11,16 +11,13 @@
 //! `--slurm-patience` (the master stops). The real thing, on a one-node
 //! cluster, is the ignored `proves_a_rung_through_slurm` in tests/jobs.rs.
 
-mod common;
-
+use crate::util::{self, EXE};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const EXE: &str = env!("CARGO_BIN_EXE_antiproof");
-
 /// A fresh directory with the fake Slurm's `bin/` and its state.
 fn fake_slurm(name: &str) -> PathBuf {
-    let d = common::temp_dir(&format!("slurm-{name}"));
+    let d = util::temp_dir(&format!("slurm-{name}"));
     for sub in ["bin", "state/queue", "state/pids"] {
         std::fs::create_dir_all(d.join(sub)).unwrap();
     }
@@ -129,18 +126,14 @@ fn prove(dir: &Path, env: &[(&str, &str)], extra: &[&str], line: &[&str]) -> Out
         .unwrap()
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 /// The JSON summary of a run that proved its line; the store's proof is
 /// certified with `verify --db`.
 fn proven(dir: &Path, o: &Output, line: &[&str]) -> serde_json::Value {
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["result"], "proven", "{v}");
     assert_eq!(v["executor"], "slurm");
-    common::assert_store_certified(&dir.join("t.redb"), line);
+    util::assert_store_certified(&dir.join("t.redb"), line);
     v
 }
 
@@ -189,7 +182,7 @@ fn a_submit_limit_holds_submissions_and_the_line_is_still_proven() {
     let o = prove(&dir, &[("FAKE_SUBMIT_LIMIT", "1")], &[], &["e4"]);
     let v = proven(&dir, &o, &["e4"]);
     assert!(dir.join("state/refused").exists(), "no sbatch was refused");
-    let err = stderr(&o);
+    let err = util::stderr(&o);
     assert!(err.contains("QOSMaxSubmitJobPerUserLimit"), "{err}");
     assert!(err.contains("holding submissions"), "{err}");
     // A refused job is handed back, not counted as a failure.
@@ -204,7 +197,7 @@ fn a_controller_missing_every_other_squeue_is_asked_again() {
     let dir = fake_slurm("flaky");
     let o = prove(&dir, &[("FAKE_SQUEUE_FLAKY", "1")], &[], &["e4"]);
     proven(&dir, &o, &["e4"]);
-    let err = stderr(&o);
+    let err = util::stderr(&o);
     assert!(err.contains("Socket timed out"), "{err}");
     assert!(err.contains("trying again"), "{err}");
     nothing_left_queued(&dir);
@@ -254,7 +247,7 @@ fn a_job_stopped_before_its_time_limit_counts_as_unresolved() {
         &["--job-nodes", "1G", "--limit", "5s"],
         &["e3", "e5"],
     );
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let r = &v["report"];
     assert_eq!(r["jobs_rejected"], 0, "{r}");
@@ -286,8 +279,8 @@ fn sbatch_refusing_the_first_job_is_an_error_at_once() {
     let dir = fake_slurm("refused");
     std::fs::write(dir.join("state/refuse-all"), "").unwrap();
     let o = prove(&dir, &[], &[], &["e4"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{}", util::stderr(&o));
+    let err = util::stderr(&o);
     assert!(err.contains("sbatch failed"), "{err}");
     assert!(err.contains("invalid partition specified: nosuch"), "{err}");
     // The status file says the run is over, and why.
@@ -319,8 +312,8 @@ fn squeue_down_past_the_patience_stops_the_master_cleanly() {
         &["--slurm-patience", "2"],
         &["e4"],
     );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{}", util::stderr(&o));
+    let err = util::stderr(&o);
     assert!(err.contains("Unable to contact slurm controller"), "{err}");
     assert_eq!(status_file(&dir)["state"], "error");
     // Its jobs were cancelled on the way out.
@@ -345,7 +338,7 @@ fn a_link_at_a_job_log_name_is_refused_before_sbatch() {
     let log = work.join("g1-n0-a0.json.log");
     std::os::unix::fs::symlink(&victim, &log).unwrap();
     let o = prove(&dir, &[], &[], &["e4"]);
-    let err = stderr(&o);
+    let err = util::stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
         err.contains(&format!("cannot create {}", log.display())) && err.contains("symbolic link"),

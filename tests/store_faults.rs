@@ -4,8 +4,7 @@
 //! store it may not write, it says so (and what a read-only pass found),
 //! never "damaged".
 
-mod common;
-
+use crate::util;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -14,7 +13,7 @@ use std::time::Duration;
 fn proven_store(dir: &Path) -> String {
     let db = dir.join("p.redb");
     let db = db.to_str().unwrap().to_string();
-    let (code, _, err) = common::antiproof(&["prove", "--db", &db, "e3", "d5"]);
+    let (code, _, err) = util::antiproof(&["prove", "--db", &db, "e3", "d5"]);
     assert_eq!(code, 0, "{err}");
     db
 }
@@ -31,7 +30,7 @@ fn readers(db: &str) -> Vec<(String, i32, String)> {
     ]
     .into_iter()
     .map(|args| {
-        let (code, o, e) = common::antiproof(&args);
+        let (code, o, e) = util::antiproof(&args);
         (args.join(" "), code, o + &e)
     })
     .collect()
@@ -43,7 +42,7 @@ fn dir_of(db: &str) -> &Path {
 
 #[test]
 fn a_damaged_store_is_an_error_naming_the_file_never_a_panic() {
-    let dir = common::temp_dir("store-faults-damaged");
+    let dir = util::temp_dir("store-faults-damaged");
     let db = proven_store(&dir);
     let good = std::fs::read(&db).unwrap();
     // The second 4 KiB page zeroed (as found by hand), then a few single
@@ -73,25 +72,25 @@ fn a_damaged_store_is_an_error_naming_the_file_never_a_panic() {
     }
     // The zeroed page: readers say "damaged", `store check` exits 1.
     std::fs::write(&db, &damaged[0]).unwrap();
-    let (code, out, err) = common::antiproof(&["verify", "--db", &db, "e3", "d5"]);
+    let (code, out, err) = util::antiproof(&["verify", "--db", &db, "e3", "d5"]);
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("damaged"), "{err}");
-    let (code, out, err) = common::antiproof(&["store", "check", "--db", &db]);
+    let (code, out, err) = util::antiproof(&["store", "check", "--db", &db]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("DAMAGED"), "{out}");
     // The good store checks out, and compacts.
     std::fs::write(&db, &good).unwrap();
-    let (code, out, _) = common::antiproof(&["store", "check", "--db", &db]);
+    let (code, out, _) = util::antiproof(&["store", "check", "--db", &db]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("intact"), "{out}");
-    let (code, out, _) = common::antiproof(&["store", "compact", "--db", &db]);
+    let (code, out, _) = util::antiproof(&["store", "compact", "--db", &db]);
     assert_eq!(code, 0, "{out}");
-    let (code, _, err) = common::antiproof(&["verify", "--db", &db, "e3", "d5"]);
+    let (code, _, err) = util::antiproof(&["verify", "--db", &db, "e3", "d5"]);
     assert_eq!(code, 0, "{err}");
     // Not a store at all: exit 2.
     for (code, _, err) in [
-        common::antiproof(&["store", "check", "--db", "/nonexistent.redb"]),
-        common::antiproof(&["store", "check", "--db", dir.to_str().unwrap()]),
+        util::antiproof(&["store", "check", "--db", "/nonexistent.redb"]),
+        util::antiproof(&["store", "check", "--db", dir.to_str().unwrap()]),
     ] {
         assert_eq!(code, 2, "{err}");
     }
@@ -99,12 +98,12 @@ fn a_damaged_store_is_an_error_naming_the_file_never_a_panic() {
 
 #[test]
 fn a_store_whose_writer_was_killed_is_read_with_everything_committed() {
-    let dir = common::temp_dir("store-faults-killed");
+    let dir = util::temp_dir("store-faults-killed");
     let db = proven_store(&dir);
     // A long prove on the same store, killed (SIGKILL) while it runs: the
     // store is left needing repair.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_antiproof"))
-        .env("ANTIPROOF_STATE_DIR", common::test_state_dir())
+    let mut child = Command::new(util::EXE)
+        .env("ANTIPROOF_STATE_DIR", util::test_state_dir())
         .args(["prove", "--db", &db, "--limit", "60s", "e3", "a6"])
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(dir.join("prove.err")).unwrap())
@@ -120,11 +119,11 @@ fn a_store_whose_writer_was_killed_is_read_with_everything_committed() {
     child.kill().unwrap();
     child.wait().unwrap();
     // Readers open it (repairing it) and find the earlier proof.
-    let (code, out, err) = common::antiproof(&["verify", "--db", &db, "e3", "d5"]);
+    let (code, out, err) = util::antiproof(&["verify", "--db", &db, "e3", "d5"]);
     assert_eq!(code, 0, "{out}{err}");
-    let (code, out, err) = common::antiproof(&["browse", "--db", &db, "e3", "d5"]);
+    let (code, out, err) = util::antiproof(&["browse", "--db", &db, "e3", "d5"]);
     assert_eq!(code, 0, "{out}{err}");
-    let (code, out, err) = common::antiproof(&["store", "check", "--db", &db]);
+    let (code, out, err) = util::antiproof(&["store", "check", "--db", &db]);
     assert_eq!(code, 0, "{out}{err}");
 }
 
@@ -135,7 +134,7 @@ fn run_unable_to_write(file: &Path, args: &[&str]) -> (i32, String, String) {
     use std::os::unix::fs::PermissionsExt;
     use std::os::unix::process::CommandExt;
     std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o444)).unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_antiproof"));
+    let mut cmd = Command::new(util::EXE);
     cmd.args(args);
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
@@ -151,7 +150,7 @@ fn run_unable_to_write(file: &Path, args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn an_intact_store_it_may_not_write_is_not_called_damaged() {
-    let dir = common::temp_dir("store-read-only");
+    let dir = util::temp_dir("store-read-only");
     let db = proven_store(&dir);
     let before = std::fs::read(&db).unwrap();
     let (code, out, err) = run_unable_to_write(Path::new(&db), &["store", "check", "--db", &db]);
@@ -172,7 +171,7 @@ fn an_intact_store_it_may_not_write_is_not_called_damaged() {
     // read-only check read.
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let (code, intact, _) = common::antiproof(&["store", "check", "--db", &db]);
+    let (code, intact, _) = util::antiproof(&["store", "check", "--db", &db]);
     assert_eq!(code, 0, "{intact}");
     let n = intact.split_whitespace().rev().nth(1).unwrap().to_string();
     assert!(

@@ -1,30 +1,22 @@
 //! Endgame tables: built, certified with shakmaty, and checked against a
 //! direct search and known facts (issue 6).
 
+use crate::util;
 use antiproof::rules::{Color, Piece, Position, Role, Rules, Square};
 use antiproof::tables::certify::{self, CertifyError};
 use antiproof::tables::{Layout, Material, Table, TableSet, Tables, Value};
-use shakmaty::fen::Fen;
+use shakmaty::Position as _;
 use shakmaty::variant::Antichess;
-use shakmaty::{CastlingMode, Position as _};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-/// A fresh directory under the target's scratch space.
-fn scratch(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tables-{name}"));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// All 2- and 3-man tables of a rule set, built once per test binary.
+/// All 2- and 3-man tables of a rule set, built once per test run.
 fn small_tables(rules: Rules) -> &'static Tables {
     static BUILT: [OnceLock<Tables>; Rules::ALL.len()] =
         [const { OnceLock::new() }; Rules::ALL.len()];
     let cell = &BUILT[rules.code() as usize];
     cell.get_or_init(|| {
-        let t = Tables::open_building(scratch(&format!("small-{rules}")), rules);
+        let t = Tables::open_building(util::temp_dir(&format!("small-{rules}")), rules);
         for m in Material::all_up_to(3) {
             t.table(&m).unwrap();
         }
@@ -157,11 +149,6 @@ fn en_passant_positions_are_resolved_one_ply_ahead() {
 
 // ---- A direct search with shakmaty, independent of the tables. ----
 
-fn shak(pos: &Position) -> Antichess {
-    let fen: Fen = pos.to_fen().parse().unwrap();
-    fen.into_position(CastlingMode::Standard).unwrap()
-}
-
 /// The game end of a position without moves, for the side to move.
 fn no_moves(pos: &Antichess, rules: Rules) -> Value {
     let (us, them) = (pos.us().count(), pos.them().count());
@@ -210,7 +197,7 @@ fn loses_within(pos: &Antichess, d: u16, rules: Rules) -> bool {
 /// The value by iterative deepening up to `max` plies, or `Draw` if
 /// neither side forces a win that soon.
 fn search_value(pos: &Position, rules: Rules, max: u16) -> Value {
-    let p = shak(pos);
+    let p = util::shak(pos);
     for d in 0..=max {
         if wins_within(&p, d, rules) {
             return Value::Win(d);
@@ -256,7 +243,7 @@ fn agree_with_search(tables: &Tables, materials: &[Material], per: usize, max_de
         for pos in sample(m, per * 8) {
             let v = tables.value(&pos).unwrap();
             // The checker's probe agrees with the prover's.
-            let s = certify::probe_shakmaty(&shak(&pos), rules, tables).unwrap();
+            let s = certify::probe_shakmaty(&util::shak(&pos), rules, tables).unwrap();
             assert_eq!(v, s, "{rules} {}", pos.to_fen());
             let deep = match v {
                 Value::Win(d) | Value::Loss(d) => d,
@@ -389,7 +376,7 @@ fn four_man_with_en_passant_kpvkp() {
     ] {
         let p = rules_pos(fen);
         let v = tables.value(&p).unwrap();
-        let s = certify::probe_shakmaty(&shak(&p), Rules::International, tables).unwrap();
+        let s = certify::probe_shakmaty(&util::shak(&p), Rules::International, tables).unwrap();
         assert_eq!(v, s, "{fen}");
         if v.dtw().is_some_and(|d| d <= 5) {
             assert_eq!(search_value(&p, Rules::International, 5), v, "{fen}");
@@ -399,7 +386,7 @@ fn four_man_with_en_passant_kpvkp() {
 }
 
 /// Every 4-man table below `KPvKP` certified too (minutes):
-/// `cargo test --release --test tables_build -- --ignored kpvkp`.
+/// `cargo test --release --test tests tables_build::four_man_with_en_passant -- --ignored`.
 #[test]
 #[ignore]
 fn four_man_with_en_passant_kpvkp_closure_certified() {
@@ -412,14 +399,14 @@ fn four_man_with_en_passant_kpvkp_closure_certified() {
 
 /// Every 4-man table under every rule set: slow (about an hour per rule
 /// set on 2 cores), run by hand:
-/// `cargo test --release --test tables_build -- --ignored --nocapture`.
+/// `cargo test --release --test tests tables_build:: -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn all_4_man_tables_build_and_certify() {
     for rules in Rules::ALL {
         let dir = std::env::var_os("ANTIPROOF_TABLES_DIR")
             .map(PathBuf::from)
-            .unwrap_or_else(|| scratch(&format!("all4-{rules}")))
+            .unwrap_or_else(|| util::temp_dir(&format!("all4-{rules}")))
             .join(rules.name());
         let tables = Tables::open_building(&dir, rules);
         let all = Material::all_up_to(4);
@@ -465,13 +452,13 @@ fn all_4_man_tables_build_and_certify() {
 /// table must say draw, and value both captures. Reads
 /// `ANTIPROOF_TABLES_DIR` (as the all-4-man run leaves it) or builds the
 /// `PPvPP` closure (231 four-man tables, minutes):
-/// `cargo test --release --test tables_build -- --ignored double_en_passant`.
+/// `cargo test --release --test tests tables_build::watkins_2019_double_en_passant -- --ignored`.
 #[test]
 #[ignore]
 fn watkins_2019_double_en_passant_position_is_a_draw() {
     let dir = std::env::var_os("ANTIPROOF_TABLES_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| scratch("double-ep"))
+        .unwrap_or_else(|| util::temp_dir("double-ep"))
         .join(Rules::International.name());
     let tables = Tables::open_building(&dir, Rules::International);
     let white = rules_pos("8/8/8/5P2/5p1p/8/6P1/8 w - - 0 1");
@@ -485,7 +472,7 @@ fn watkins_2019_double_en_passant_position_is_a_draw() {
     assert!(matches!(tables.value(&fxg3).unwrap(), Value::Win(_)));
     // The checker's probe agrees.
     for p in [&white, &after_g4] {
-        let s = certify::probe_shakmaty(&shak(p), Rules::International, &tables).unwrap();
+        let s = certify::probe_shakmaty(&util::shak(p), Rules::International, &tables).unwrap();
         assert_eq!(s, Value::Draw);
     }
 }

@@ -1,22 +1,22 @@
 //! `antiproof tables` on the command line: probe (text and JSON), errors,
 //! build and verify of a small material.
 
+use crate::util;
 use std::path::PathBuf;
 use std::process::Command;
 
+/// A path for a directory a test makes (it does not exist yet).
 fn scratch(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tables-cli-{name}"));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = util::temp_dir(name);
+    std::fs::remove_dir(&d).unwrap();
     d
 }
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    // This process's own state directory (certification records), never
+    // This module's own state directory (certification records), never
     // the user's.
-    let state = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("tables-cli-state-{}", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_antiproof"))
-        .env("ANTIPROOF_STATE_DIR", state)
+    let out = util::command()
+        .env("ANTIPROOF_STATE_DIR", util::test_state_dir())
         .args(args)
         .output()
         .unwrap();
@@ -233,7 +233,7 @@ fn run_home(
     state: &std::path::Path,
     args: &[&str],
 ) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+    let out = Command::new(util::EXE)
         .env("HOME", home)
         .env_remove("XDG_CACHE_HOME")
         .env_remove("XDG_STATE_HOME")

@@ -3,29 +3,21 @@
 //! brute-force search over (position, half-move clock) written here with
 //! shakmaty alone.
 
+use crate::util;
 use antiproof::rules::{Position, Rules};
 use antiproof::tables::certify::{self, CertifyError};
 use antiproof::tables::{Material, TableSet, Tables, Value};
 use antiproof::vocab::RuleSet;
 use shakmaty::variant::Antichess;
 use shakmaty::{Board, CastlingMode, Color, FromSetup, Piece, Role, Setup};
-use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-/// A fresh directory under the target's scratch space.
-fn scratch(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tables50-{name}"));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 /// All 2- and 3-man tables under international rules with the fifty-move
-/// rule, built once per test binary.
+/// rule, built once per test run.
 fn small_fifty() -> &'static Tables {
     static BUILT: OnceLock<Tables> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let t = Tables::open_building_rule_set(scratch("small"), RuleSet::LICHESS);
+        let t = Tables::open_building_rule_set(util::temp_dir("small"), RuleSet::LICHESS);
         for m in Material::all_up_to(3) {
             t.table(&m).unwrap();
         }
@@ -37,7 +29,7 @@ fn small_fifty() -> &'static Tables {
 fn small_plain() -> &'static Tables {
     static BUILT: OnceLock<Tables> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let t = Tables::open_building(scratch("plain"), Rules::International);
+        let t = Tables::open_building(util::temp_dir("plain"), Rules::International);
         for m in Material::all_up_to(3) {
             t.table(&m).unwrap();
         }
@@ -103,7 +95,7 @@ fn fifty_move_wins_are_plain_wins_and_files_do_not_mix() {
     assert_eq!(cursed, 0);
     // A plain table in the fifty directory's place is refused.
     let m: Material = "KvK".parse().unwrap();
-    let dir = scratch("mixed");
+    let dir = util::temp_dir("mixed");
     std::fs::copy(plain.path(&m), dir.join("KvK.international_fifty.apt")).unwrap();
     let t = Tables::open_rule_set(&dir, RuleSet::LICHESS);
     let e = t
@@ -114,7 +106,6 @@ fn fifty_move_wins_are_plain_wins_and_files_do_not_mix() {
     assert!(e.contains("international rules"), "{e}");
 }
 
-#[path = "fifty_brute/mod.rs"]
 mod brute;
 use brute::{Brute, Counts, Search, position, sign, slots};
 
@@ -194,10 +185,8 @@ fn game_ends_and_en_passant_under_the_rule() {
 // The command line.
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let state = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("tables50-state-{}", std::process::id()));
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_antiproof"))
-        .env("ANTIPROOF_STATE_DIR", state)
+    let out = util::command()
+        .env("ANTIPROOF_STATE_DIR", util::test_state_dir())
         .args(args)
         .output()
         .unwrap();
@@ -210,7 +199,7 @@ fn run(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn probe_json_under_the_rule_honours_the_clock() {
-    let dir = scratch("cli-probe");
+    let dir = util::temp_dir("cli-probe");
     let d = dir.to_str().unwrap();
     let probe = |fen: &str| {
         let (code, out, err) = run(&[
@@ -284,7 +273,7 @@ fn probe_json_under_the_rule_honours_the_clock() {
 
 #[test]
 fn probe_refuses_a_bad_halfmove_clock_under_the_rule() {
-    let dir = scratch("cli-bad");
+    let dir = util::temp_dir("cli-bad");
     let d = dir.to_str().unwrap();
     for (fen, says) in [
         ("8/3p4/8/4P3/8/8/8/8 b - - x 1", "halfmove clock"),
@@ -298,7 +287,7 @@ fn probe_refuses_a_bad_halfmove_clock_under_the_rule() {
 
 #[test]
 fn build_and_verify_on_the_command_line() {
-    let dir = scratch("cli-build");
+    let dir = util::temp_dir("cli-build");
     let d = dir.to_str().unwrap();
     let (code, out, err) = run(&["tables", "build", "--dir", d, "--fifty-move-rule", "KNvK"]);
     assert_eq!(code, 0, "{err}");

@@ -7,8 +7,9 @@
 //! cores, passed 2026-11-30). It reads
 //! `ANTIPROOF_TABLES_DIR/international` when set (as the all-4-man run of
 //! `tests/tables_build.rs` leaves it), else builds the closure:
-//! `cargo test --release --test tables_known_faults -- --ignored`.
+//! `cargo test --release --test tests tables_known_faults:: -- --ignored`.
 
+use crate::util;
 use antiproof::check::Rules;
 use antiproof::tables::{Material, Tables};
 use antiproof::vocab::MoveCode;
@@ -53,7 +54,7 @@ fn a_leaf_on_the_2019_double_en_passant_is_rejected_naming_it() {
     std::fs::write(&file, bytes).unwrap();
 
     let state = work.join("state");
-    let o = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+    let o = Command::new(util::EXE)
         .env("ANTIPROOF_STATE_DIR", &state)
         .args([
             "verify", "--fen", BEFORE_G4, "--winner", "white", "--tables",

@@ -3,32 +3,15 @@
 //! them (the tables used are certified in the same run), and rejected when
 //! a table is wrong or of the wrong rule set.
 
-mod common;
-
+use crate::util::{self, Proof, Rng};
 use antiproof::check::{
     LeafTables, ReasonKind, Rules, TreeOptions, Verdict, check_store, check_store_with, check_tree,
 };
 use antiproof::rules::{Position, Role};
 use antiproof::tables::{Layout, Material, Table, Tables, Value};
 use antiproof::wintree::{ProofDag, WinTree, WriteOptions, write_tree};
-use common::{Proof, Rng};
-use shakmaty::CastlingMode;
-use shakmaty::variant::Antichess;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-fn shak(p: &Position) -> Antichess {
-    let fen: shakmaty::fen::Fen = p.to_fen().parse().unwrap();
-    fen.into_position(CastlingMode::Standard).unwrap()
-}
-
-/// A fresh directory under the target's scratch space.
-fn scratch(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("leaves-{name}"));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// The KKvKK table (and the KKvK, KvKK... below it) built into `dir`.
 fn build_kkvkk(dir: &Path) {
@@ -43,7 +26,7 @@ fn cut_proof() -> (Position, Proof, ProofDag) {
     let mut rng = Rng(0x5eed_1234_abcd_0001);
     for _ in 0..10_000 {
         let pieces = rng.pieces(4, &[Role::King]);
-        let Some(p) = common::prove_set_up(pieces, 2_000) else {
+        let Some(p) = util::prove_set_up(pieces, 2_000) else {
             continue;
         };
         let pos = p.root();
@@ -62,7 +45,7 @@ fn opts(pos: &Position, tables: Option<Arc<LeafTables>>, rules: Rules) -> TreeOp
     TreeOptions {
         rules,
         winner: Some(shakmaty::Color::White),
-        start: Some(shak(pos)),
+        start: Some(util::shak(pos)),
         threads: Some(1),
         tables,
         ..TreeOptions::default()
@@ -124,7 +107,7 @@ fn cut_proofs_are_certified_with_certified_tables_only() {
     let root_key = p.root().pack().0;
     let mut map = p.records_map();
     map.retain(|k, _| *k == root_key);
-    let root = shak(&pos);
+    let root = util::shak(&pos);
     let r = check_store(
         &map,
         Rules::International,
@@ -148,7 +131,7 @@ fn cut_proofs_are_certified_with_certified_tables_only() {
     assert!(r.leaves.tables >= 1);
 
     // A directory without the tables: not certified, not rejected.
-    let empty = scratch("empty");
+    let empty = util::temp_dir("empty");
     let e = Arc::new(LeafTables::open(&empty, Rules::International).records_in(None));
     let r = check_tree(&tree, &opts(&pos, Some(e), Rules::International));
     assert_eq!(r.verdict, Verdict::NotCertified { table_leaves: 1 });
@@ -189,7 +172,7 @@ fn wrong_tables_are_rejected() {
     }
 
     // Tables of another rule set under this rule set's names.
-    let fics = scratch("wrong-rules");
+    let fics = util::temp_dir("wrong-rules");
     for e in std::fs::read_dir(scratch_built()).unwrap() {
         let e = e.unwrap().path();
         let name = e.file_name().unwrap().to_string_lossy().into_owned();
@@ -210,7 +193,7 @@ fn wrong_tables_are_rejected() {
 
 /// A copy of the built tables (without certification records).
 fn copy_built(name: &str) -> PathBuf {
-    let dir = scratch(name);
+    let dir = util::temp_dir(name);
     for e in std::fs::read_dir(scratch_built()).unwrap() {
         let e = e.unwrap().path();
         if e.extension().is_some_and(|x| x == "apt") {
@@ -226,7 +209,7 @@ fn certification_records_spare_a_second_certification_of_the_same_bytes() {
     let bytes = tree_bytes(&dag);
     let tree = WinTree::from_bytes(&bytes).unwrap();
     let dir = copy_built("records");
-    let state = scratch("records-state");
+    let state = util::temp_dir("records-state");
     let check = |t: LeafTables| {
         let t = t.records_in(Some(state.clone()));
         let r = check_tree(&tree, &opts(&pos, Some(Arc::new(t)), Rules::International));
@@ -300,7 +283,7 @@ fn a_record_file_in_the_table_directory_is_never_trusted() {
     std::fs::write(dir.join("certified.tsv"), &line).unwrap();
     // Even pointed at the table directory as if it were a state directory
     // the forged line would count; the checker never looks there.
-    let state = scratch("forged-state");
+    let state = util::temp_dir("forged-state");
     let t = LeafTables::open(&dir, Rules::International).records_in(Some(state));
     let r = check_tree(&tree, &opts(&pos, Some(Arc::new(t)), Rules::International));
     match &r.verdict {
@@ -332,7 +315,7 @@ fn corrupt_copy(name: &str) -> (PathBuf, PathBuf) {
 fn scratch_built() -> PathBuf {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
-        let d = scratch("built");
+        let d = util::temp_dir("built");
         build_kkvkk(&d);
         let t = Tables::open_building(&d, Rules::International);
         t.table(&"KKKvK".parse::<Material>().unwrap()).unwrap();
@@ -343,7 +326,7 @@ fn scratch_built() -> PathBuf {
 
 /// Runs the binary: exit code, and standard output then standard error.
 fn run(args: &[&str]) -> (i32, String) {
-    let (code, out, err) = common::antiproof(args);
+    let (code, out, err) = util::antiproof(args);
     (code, out + &err)
 }
 
@@ -370,7 +353,7 @@ fn export_expanded(dir: &str, out: &Path, rest: &[&str]) -> (i32, String) {
 fn prove_verify_export_with_tables() {
     let dir = scratch_built();
     let dir = dir.to_str().unwrap();
-    let work = scratch("cli");
+    let work = util::temp_dir("cli");
     let db = work.join("p.redb");
     let db = db.to_str().unwrap();
     // Black must play Kxb3, reaching a KKvKK table win for White.
@@ -396,7 +379,7 @@ fn prove_verify_export_with_tables() {
     assert!(out.contains("NOT CERTIFIED"), "{out}");
     // stdout alone: stderr may say where a certification record went.
     let (rc, out, err) =
-        common::antiproof(&[&["verify", "--json", "--tables", dir][..], &common].concat());
+        util::antiproof(&[&["verify", "--json", "--tables", dir][..], &common].concat());
     assert_eq!(rc, 0, "{out}{err}");
     let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(j["verdict"], "certified");
@@ -437,7 +420,7 @@ fn prove_verify_export_with_tables() {
     assert_eq!(rc, 0, "{out}");
     let common = ["--db", db, "--fen", fen, "--winner", "white"];
     let (rc, out, err) =
-        common::antiproof(&[&["verify", "--json", "--tables", dir][..], &common].concat());
+        util::antiproof(&[&["verify", "--json", "--tables", dir][..], &common].concat());
     assert_eq!(rc, 0, "{out}{err}");
     let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(j["tables"]["used"][0], "KKKvK", "{out}");
@@ -508,12 +491,12 @@ fn table_leaves_under_the_fifty_move_rule_need_tables_for_the_rule() {
 /// at 21. Be4 Kg5 22. Bh1 Kh4: the stored proof repeats a position".)
 #[test]
 fn expanded_table_lines_do_not_cycle_through_the_stored_proof() {
-    let dir = scratch("knb");
+    let dir = util::temp_dir("knb");
     Tables::open_building(&dir, Rules::International)
         .table(&"KBNvK".parse::<Material>().unwrap())
         .unwrap();
     let dir = dir.to_str().unwrap();
-    let work = scratch("knb-cli");
+    let work = util::temp_dir("knb-cli");
     let db = work.join("p.redb");
     let db = db.to_str().unwrap();
     let fen = "8/8/8/2K5/7k/8/2N5/7B w - - 0 21";

@@ -6,12 +6,11 @@
 //! python-chess's `chess.engine` (a client no one here wrote) are in
 //! `scripts/uci-games.py`, run by the ignored test at the end.
 
-mod common;
-
+use crate::util;
 use antiproof::rules::{Color, Move, Outcome, Position, Rules, UciMove};
 use antiproof::store::Store;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
@@ -39,10 +38,10 @@ struct Engine {
 
 impl Engine {
     fn start(args: &[&str]) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+        let mut child = Command::new(util::EXE)
             .arg("uci")
             .args(args)
-            .env("ANTIPROOF_STATE_DIR", common::test_state_dir())
+            .env("ANTIPROOF_STATE_DIR", util::test_state_dir())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -337,7 +336,7 @@ fn positions_by_fen_off_the_proof_and_garbage() {
 
 #[test]
 fn a_closed_output_ends_the_engine_quietly() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+    let mut child = Command::new(util::EXE)
         .args(["uci", "--tree", &proof("e3-g6.tree")])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -361,19 +360,15 @@ fn a_closed_output_ends_the_engine_quietly() {
     assert!(!err.contains("panicked"), "{err}");
 }
 
-fn temp(name: &str) -> PathBuf {
-    common::temp_dir(&format!("uci-{name}"))
-}
-
 #[test]
 fn a_store_tables_and_rule_sets() {
     // A store: found by the line and by the position.
-    let d = temp("store");
-    let records = common::prove(
+    let d = util::temp_dir("store");
+    let records = util::prove(
         "e2e3 d7d5",
         Rules::International,
         Color::White,
-        common::MAX_NODES,
+        util::MAX_NODES,
     )
     .records_map();
     let db = d.join("proof.redb");
@@ -404,7 +399,7 @@ fn a_store_tables_and_rule_sets() {
     // Endgame tables off the proof.
     let tables = d.join("tables");
     let (code, _, err) =
-        common::antiproof(&["tables", "build", "--dir", tables.to_str().unwrap(), "KvR"]);
+        util::antiproof(&["tables", "build", "--dir", tables.to_str().unwrap(), "KvR"]);
     assert_eq!(code, 0, "{err}");
     let mut e = Engine::start(&[
         "--tree",
@@ -427,7 +422,7 @@ fn a_store_tables_and_rule_sets() {
     assert!(mv.is_some());
     e.send("quit");
     assert_eq!(e.finish().0, 0);
-    let (code, _, err) = common::antiproof(&[
+    let (code, _, err) = util::antiproof(&[
         "uci",
         "--tree",
         &proof("e3-g6.tree"),
@@ -472,7 +467,7 @@ fn a_store_tables_and_rule_sets() {
         r#"{"line": "e3 d5", "rules": "joint", "winner": "white", "verified": true}"#,
     )
     .unwrap();
-    let (code, _, err) = common::antiproof(&["uci", "--proofs", lone.to_str().unwrap()]);
+    let (code, _, err) = util::antiproof(&["uci", "--proofs", lone.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("give --rules"), "{err}");
     std::fs::remove_dir_all(&d).unwrap();
@@ -494,7 +489,7 @@ fn python_chess_plays_200_games_and_loses_them_all() {
     }
     let out = Command::new("python3")
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/uci-games.py"))
-        .args(["--engine", env!("CARGO_BIN_EXE_antiproof")])
+        .args(["--engine", util::EXE])
         .args(["--tree", &proof("e3-g6.tree"), "--games", "200"])
         .output()
         .unwrap();

@@ -2,11 +2,9 @@
 //! over every path into a node (transpositions included) must stay under
 //! 100 at every position that is not a finished game.
 
-mod common;
-
+use crate::util::{antiproof, temp_dir};
 use antiproof::check::game;
 use antiproof::wintree::{MoveCode, NodeKind, ProofDag, WinTree, WriteOptions, write_tree};
-use common::{antiproof, temp_dir};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

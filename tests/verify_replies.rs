@@ -1,12 +1,13 @@
 //! `verify --tree` reports each reply of the loser (or each move of the
 //! root) with its own figures, which add up to the whole.
 
+use crate::util;
 use serde_json::Value;
 use std::process::Command;
 
 fn verify_json(tree: &str, line: &[String]) -> Value {
     let path = format!("{}/proofs/{tree}", env!("CARGO_MANIFEST_DIR"));
-    let o = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+    let o = Command::new(util::EXE)
         .args(["verify", "--json", "--tree", &path])
         .args(line)
         .output()
@@ -77,7 +78,7 @@ fn several_replies_are_listed_in_file_order() {
             assert_eq!(dedup.len(), names.len(), "{names:?}");
             // The text table lists the same moves.
             let path = format!("{}/proofs/e3-g6.tree", env!("CARGO_MANIFEST_DIR"));
-            let o = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+            let o = Command::new(util::EXE)
                 .args(["verify", "--tree", &path])
                 .args(&line)
                 .output()

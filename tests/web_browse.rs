@@ -2,8 +2,7 @@
 //! positions, found by the test's own search and written with the
 //! win-tree writer), read from a win-tree file and from a proof store.
 
-mod common;
-
+use crate::util;
 use antiproof::rules::{Color, Position, Rules};
 use antiproof::store::{Key, Record, Store};
 use antiproof::web::source::{ProofSource, RecordSource, TreeSource};
@@ -24,14 +23,14 @@ struct Fixture {
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
-        let dir = common::temp_dir("web-browse");
-        let (tree, size) = common::write_proof(&dir, "e3d5", "e2e3 d7d5", Color::White, true);
-        let (bare, _) = common::write_proof(&dir, "e3d5-bare", "e2e3 d7d5", Color::White, false);
-        let records = common::prove(
+        let dir = util::temp_dir("web-browse");
+        let (tree, size) = util::write_proof(&dir, "e3d5", "e2e3 d7d5", Color::White, true);
+        let (bare, _) = util::write_proof(&dir, "e3d5-bare", "e2e3 d7d5", Color::White, false);
+        let records = util::prove(
             "e2e3 d7d5",
             Rules::International,
             Color::White,
-            common::MAX_NODES,
+            util::MAX_NODES,
         )
         .records_map();
         let db = dir.join("proof.redb");
@@ -51,7 +50,7 @@ fn fixture() -> &'static Fixture {
 }
 
 fn browse(args: &[&str]) -> (i32, String, String) {
-    common::antiproof(&[&["browse"][..], args].concat())
+    util::antiproof(&[&["browse"][..], args].concat())
 }
 
 fn tree_arg() -> String {
@@ -130,7 +129,7 @@ fn browse_loser_node_lists_every_legal_move() {
 
     // A loser node with choices in the 1.e4 proof (Black wins): the first
     // one met walking the largest moves.
-    let (e4p, _) = common::write_proof(&fixture().dir, "e4", "e2e4", Color::Black, true);
+    let (e4p, _) = util::write_proof(&fixture().dir, "e4", "e2e4", Color::Black, true);
     let e4 = e4p.display().to_string();
     let src = TreeSource::open(&e4p, Rules::International, None).unwrap();
     let mut line = vec!["e2e4".to_string()];
@@ -246,12 +245,12 @@ fn tree_bare_tree_and_store_agree_everywhere() {
 /// Black wins), following every path.
 #[test]
 fn tree_and_records_agree_with_transpositions() {
-    let dir = common::temp_dir("web-transpositions");
+    let dir = util::temp_dir("web-transpositions");
     for line in ["d2d3", "e2e4"] {
-        let (path, size) = common::write_proof(&dir, line, line, Color::Black, true);
+        let (path, size) = util::write_proof(&dir, line, line, Color::Black, true);
         let bytes = std::fs::read(&path).unwrap();
-        let recs = common::prove(line, Rules::International, Color::Black, common::MAX_NODES)
-            .records_map();
+        let recs =
+            util::prove(line, Rules::International, Color::Black, util::MAX_NODES).records_map();
         let t = TreeSource::open(&path, Rules::International, None).unwrap();
         assert_eq!(t.winner(), Some(Color::Black));
         let r = RecordSource::new("mem".into(), recs, Rules::International);
@@ -284,11 +283,11 @@ fn tree_and_records_agree_with_transpositions() {
 #[test]
 fn tree_rooted_at_the_start_position() {
     use antiproof::wintree::{MoveCode, WinTree, WriteOptions, write_tree};
-    let proof = common::prove(
+    let proof = util::prove(
         "e2e3 d7d5",
         Rules::International,
         Color::White,
-        common::MAX_NODES,
+        util::MAX_NODES,
     );
     let (mut dag, root) = (proof.dag, 0);
     // Start -> e3 -> d5 -> the proof (only d5 under e3: a presentation
@@ -329,7 +328,7 @@ fn browse_reads_a_store_and_several_trees() {
         r#"{"game_over":false,"moves":[{"uci":"d7d5","san":"d5","nodes":33}]}"#
     );
     // Two trees: 1.e3 d5 (White) and 1.e3 d6 (White), served together.
-    let (d6, _) = common::write_proof(&f.dir, "e3d6", "e2e3 d7d6", Color::White, true);
+    let (d6, _) = util::write_proof(&f.dir, "e3d6", "e2e3 d7d6", Color::White, true);
     let (_, json, _) = browse(&[
         "--tree",
         &tree_arg(),
@@ -370,7 +369,7 @@ fn table_lists_certified_proofs_from_sidecars() {
     // A tree without a sidecar: the line comes from its prolog.
     std::fs::copy(&f.bare, proofs.join("bare.tree")).unwrap();
     let proofs_s = proofs.display().to_string();
-    let (code, out, _) = common::antiproof(&["openings", "--json", "--proofs", &proofs_s]);
+    let (code, out, _) = util::antiproof(&["openings", "--json", "--proofs", &proofs_s]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rows = v.as_array().unwrap();
@@ -392,18 +391,18 @@ fn table_lists_certified_proofs_from_sidecars() {
     for r in rows.iter().filter(|r| r["move"] != "e3") {
         assert!(r["certified"].as_array().unwrap().is_empty(), "{r}");
     }
-    let (_, text, _) = common::antiproof(&["openings", "--proofs", &proofs_s]);
+    let (_, text, _) = util::antiproof(&["openings", "--proofs", &proofs_s]);
     // `table`, the command's former name, is a hidden alias.
-    let (code, alias, _) = common::antiproof(&["table", "--proofs", &proofs_s]);
+    let (code, alias, _) = util::antiproof(&["table", "--proofs", &proofs_s]);
     assert_eq!(code, 0);
     assert_eq!(alias, text);
-    let (_, help, _) = common::antiproof(&["--help"]);
+    let (_, help, _) = util::antiproof(&["--help"]);
     assert!(help.contains("openings"), "{help}");
     assert!(
         !help.lines().any(|l| l.trim_start().starts_with("table ")),
         "{help}"
     );
-    let (_, long, _) = common::antiproof(&["openings", "--long", "--proofs", &proofs_s]);
+    let (_, long, _) = util::antiproof(&["openings", "--long", "--proofs", &proofs_s]);
     assert!(
         long.contains("e3 d5 (international, white wins, 33 positions, verified)"),
         "{long}"
@@ -414,12 +413,7 @@ fn table_lists_certified_proofs_from_sidecars() {
     // replies is not certified, whatever its sidecar says.
     use antiproof::wintree::{MoveCode, WriteOptions, write_tree};
     // (1.e3 d5 has no choice for the loser anywhere: use 1.e4, Black wins.)
-    let proof = common::prove(
-        "e2e4",
-        Rules::International,
-        Color::Black,
-        common::MAX_NODES,
-    );
+    let proof = util::prove("e2e4", Rules::International, Color::Black, util::MAX_NODES);
     let (mut dag, root) = (proof.dag, 0);
     let good = write_tree(
         &dag,
@@ -449,7 +443,7 @@ fn table_lists_certified_proofs_from_sidecars() {
         r#"{"line": "e4", "rules": "international", "winner": "black", "verified": true}"#,
     )
     .unwrap();
-    let (code, out, _) = common::antiproof(&[
+    let (code, out, _) = util::antiproof(&[
         "openings",
         "--json",
         "--verify",
@@ -491,10 +485,10 @@ fn a_store_is_read_by_others_while_one_process_writes_it() {
         json.contains(r#""uci":"d7d5","san":"d5","nodes":33"#),
         "{json}"
     );
-    let (code, _, err) = common::antiproof(&["verify", "--db", &db, "e2e3", "d7d5"]);
+    let (code, _, err) = util::antiproof(&["verify", "--db", &db, "e2e3", "d7d5"]);
     assert_eq!(code, 0, "{err}");
     // A second writer is refused with a clear error, and nothing is lost.
-    let (code, _, err) = common::antiproof(&["prove", "--db", &db, "e2e3", "d7d6"]);
+    let (code, _, err) = util::antiproof(&["prove", "--db", &db, "e2e3", "d7d6"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("being written by another process"), "{err}");
     assert_eq!(
@@ -518,7 +512,7 @@ fn a_store_is_read_by_others_while_one_process_writes_it() {
 /// holding under FICS, which the checker rejects.)
 #[test]
 fn openings_verify_reports_what_the_file_says_not_its_sidecar() {
-    let dir = common::temp_dir("openings-sidecar-lies");
+    let dir = util::temp_dir("openings-sidecar-lies");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let proofs = Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs");
@@ -535,7 +529,7 @@ fn openings_verify_reports_what_the_file_says_not_its_sidecar() {
     std::fs::write(dir.join("Nc3.json"), nc3.to_string()).unwrap();
     let d = dir.display().to_string();
 
-    let (code, out, err) = common::antiproof(&["openings", "--json", "--verify", "--proofs", &d]);
+    let (code, out, err) = util::antiproof(&["openings", "--json", "--verify", "--proofs", &d]);
     assert_eq!(code, 0, "{err}");
     let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
     let row = |san: &str| {
@@ -581,7 +575,7 @@ fn openings_verify_reports_what_the_file_says_not_its_sidecar() {
     assert!(under.iter().any(|s| s == "international"), "{nc3}");
 
     // The text names the disagreeing sidecars.
-    let (code, text, _) = common::antiproof(&["openings", "--verify", "--proofs", &d]);
+    let (code, text, _) = util::antiproof(&["openings", "--verify", "--proofs", &d]);
     assert_eq!(code, 0);
     let line = |san: &str| {
         text.lines()
@@ -593,9 +587,9 @@ fn openings_verify_reports_what_the_file_says_not_its_sidecar() {
     // The table gives counts (international and lichess: 2 of the six);
     // --long names the disagreeing certificate in its move's block.
     assert!(line("Nc3").contains("2 of 6"), "{text}");
-    let (_, long, _) = common::antiproof(&["openings", "--verify", "--long", "--proofs", &d]);
+    let (_, long, _) = util::antiproof(&["openings", "--verify", "--long", "--proofs", &d]);
     assert!(
-        common::openings_block(&long, "1.e4:").contains("DISAGREES"),
+        util::openings_block(&long, "1.e4:").contains("DISAGREES"),
         "{long}"
     );
     assert!(!line("Nc3").contains("fics"), "{text}");
@@ -608,7 +602,7 @@ fn openings_verify_reports_what_the_file_says_not_its_sidecar() {
         "{text}"
     );
     // Without --verify the sidecars are shown as they are (not checked).
-    let (_, text, _) = common::antiproof(&["openings", "--proofs", &d]);
+    let (_, text, _) = util::antiproof(&["openings", "--proofs", &d]);
     assert!(!text.contains("disagrees"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

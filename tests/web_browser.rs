@@ -7,12 +7,13 @@
 //! download). Run with
 //!
 //! ```sh
-//! cargo test --test web_browser -- --ignored --nocapture
+//! cargo test --test tests web_browser:: -- --ignored --nocapture
 //! ```
 //!
 //! and look at the screenshots it names (under the target directory's
 //! `tmp/browser/`).
 
+use crate::util;
 use std::path::Path;
 use std::process::Command;
 
@@ -24,7 +25,7 @@ fn the_page_in_headless_chromium() {
     let status = Command::new("python3")
         .arg(root.join("scripts/browser-test.py"))
         .arg("--antiproof")
-        .arg(env!("CARGO_BIN_EXE_antiproof"))
+        .arg(util::EXE)
         .arg("--tree")
         .arg(root.join("proofs/e3-g6.tree"))
         .arg("--out")

@@ -4,8 +4,7 @@
 //! stop on SIGTERM, and a load test that prints the request rate. All
 //! traffic goes to 127.0.0.1, bounded in count and time.
 
-mod common;
-
+use crate::util;
 use antiproof::rules::Color;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -29,14 +28,14 @@ impl Drop for Server {
 fn tree() -> &'static std::path::Path {
     static TREE: OnceLock<std::path::PathBuf> = OnceLock::new();
     TREE.get_or_init(|| {
-        let dir = common::temp_dir("web-serve");
-        common::write_proof(&dir, "e3d5", "e2e3 d7d5", Color::White, true).0
+        let dir = util::temp_dir("web-serve");
+        util::write_proof(&dir, "e3d5", "e2e3 d7d5", Color::White, true).0
     })
 }
 
 fn start(extra: &[&str]) -> Server {
     let tree = tree();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+    let mut child = Command::new(util::EXE)
         .arg("serve")
         .arg("--tree")
         .arg(tree)
@@ -509,7 +508,7 @@ fn the_assets_are_served() {
 /// the 19 others are listed. The header counts the two files served.
 #[test]
 fn the_solved_openings_table_counts_the_files_served() {
-    let dir = common::temp_dir("web-serve-table");
+    let dir = util::temp_dir("web-serve-table");
     std::fs::copy(tree(), dir.join("e3-d5.tree")).unwrap();
     std::fs::copy(tree(), dir.join("e3-d5-copy.tree")).unwrap();
     std::fs::write(
@@ -519,7 +518,7 @@ fn the_solved_openings_table_counts_the_files_served() {
     .unwrap();
     // A sidecar that is not JSON: that file counts as not certified.
     std::fs::write(dir.join("e3-d5-copy.json"), "{ not json").unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_antiproof"))
+    let mut child = Command::new(util::EXE)
         .arg("serve")
         .arg("--proofs")
         .arg(&dir)
@@ -795,7 +794,7 @@ fn options_out_of_range_are_refused() {
         ("--threads", "1025", "1..=1024"),
         ("--max-connections", "65537", "1..=65536"),
     ] {
-        let (code, _, err) = common::antiproof(&["serve", opt, value]);
+        let (code, _, err) = util::antiproof(&["serve", opt, value]);
         assert_eq!(code, 2, "{opt} {value}");
         assert!(err.contains(bound), "{opt} {value}: {err}");
     }

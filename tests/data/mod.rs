@@ -1,7 +1,6 @@
 //! The cross-checked test data beside this file (`tests/data/`, origins in
 //! its README.md), compiled in, and its readers. Each file is
 //! tab-separated with `#` comment lines and one header row.
-#![allow(dead_code)]
 
 /// `perft.tsv`: perft counts of 36 positions.
 pub const PERFT: &str = include_str!("perft.tsv");

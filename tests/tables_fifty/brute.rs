@@ -2,8 +2,6 @@
 //! the generator or the certifier): values by the definition of the rule,
 //! over every clock.
 
-#![allow(dead_code)] // each test binary uses part of it
-
 use antiproof::tables::Value;
 use shakmaty::variant::Antichess;
 use shakmaty::{

@@ -1,16 +1,51 @@
-//! Test support shared by the integration tests: a small proof-number
-//! search built on `crate::rules` that proves the easy ladder rungs and hands
-//! the proof over as a DAG (transpositions merged), a win-tree file and store
-//! records; temporary directories; a seeded random generator. The checker
-//! under test shares no code with this generator.
-#![allow(dead_code)]
+//! Test support shared by the modules of the integration tests (one test
+//! binary, `tests/tests.rs`): the binary under test and ways to run it;
+//! temporary directories and state directories, one set per test module;
+//! a small proof-number search built on `crate::rules` that proves the easy
+//! ladder rungs and hands the proof over as a DAG (transpositions merged),
+//! a win-tree file and store records; a plain walker of stored proofs; a
+//! seeded random generator. The checker under test shares no code with
+//! this generator.
 
 use antiproof::rules::{Color, Move, Position, Rules};
-use antiproof::store::{Key, Record, Verdict};
+use antiproof::store::{Key, Record, Store, Verdict};
 use antiproof::stored::{self, StoredProof};
 use antiproof::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The `antiproof` binary of this build.
+pub const EXE: &str = env!("CARGO_BIN_EXE_antiproof");
+
+/// A command running the `antiproof` binary, arguments to be added.
+pub fn command() -> Command {
+    Command::new(EXE)
+}
+
+/// A process's standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The JSON on a process's standard output; panics, showing both of its
+/// outputs, when it is none.
+pub fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", String::from_utf8_lossy(&o.stdout), stderr(o)))
+}
+
+/// The JSON on standard output of a run that exited 0.
+pub fn ok_json(o: &Output) -> serde_json::Value {
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    json(o)
+}
+
+/// The position as shakmaty's Antichess (the checker's rules library).
+pub fn shak(p: &Position) -> shakmaty::variant::Antichess {
+    let fen: shakmaty::fen::Fen = p.to_fen().parse().unwrap();
+    fen.into_position(shakmaty::CastlingMode::Standard).unwrap()
+}
 
 /// The node limit of the search for the test proofs.
 pub const MAX_NODES: usize = 3_000_000;
@@ -33,8 +68,6 @@ pub struct Proof {
     pub line: Vec<String>,
     /// The line as move codes (the win-tree prolog).
     pub prolog: Vec<MoveCode>,
-    /// The rule set.
-    pub rules: Rules,
     /// The winner.
     pub winner: Color,
     /// The proof DAG; node 0 is the root.
@@ -50,7 +83,6 @@ impl Proof {
     /// rooted at node 0.
     fn new(
         moves: &[Move],
-        rules: Rules,
         winner: Color,
         dag: ProofDag,
         positions: Vec<Position>,
@@ -59,7 +91,6 @@ impl Proof {
         Proof {
             line: moves.iter().map(|m| m.uci().to_string()).collect(),
             prolog: moves.iter().map(|m| m.watkins_code()).collect(),
-            rules,
             winner,
             dag,
             positions,
@@ -236,7 +267,7 @@ pub fn try_prove_from(
         };
         records.push((p.pack().0, rec));
     }
-    Some(Proof::new(moves, rules, winner, dag, positions, records))
+    Some(Proof::new(moves, winner, dag, positions, records))
 }
 
 fn extract(
@@ -469,24 +500,16 @@ pub fn synthetic(line: &str, plies: u32) -> Proof {
         d
     }
     go(root, 0, plies, winner, &mut dag, &mut positions, &mut memo);
-    Proof::new(
-        &moves,
-        Rules::International,
-        winner,
-        dag,
-        positions,
-        Vec::new(),
-    )
+    Proof::new(&moves, winner, dag, positions, Vec::new())
 }
 
 /// Proves `line` with the project's prover (`antiproof prove`) into a
 /// fresh store and reads the proof back as a DAG (the walk `export` does).
 /// Used for the ladder rungs too big for the little search above.
 pub fn prove_with_cli(line: &str, winner: Color) -> Proof {
-    use antiproof::store::Store;
     let dir = temp_dir(&format!("prove-with-cli-{}", line.replace(' ', "-")));
     let db = dir.join("p.redb");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_antiproof"))
+    let out = Command::new(EXE)
         .arg("prove")
         .arg("--db")
         .arg(&db)
@@ -553,14 +576,7 @@ pub fn prove_with_cli(line: &str, winner: Color) -> Proof {
     );
     drop(st);
     let _ = std::fs::remove_dir_all(&dir);
-    Proof::new(
-        &moves,
-        Rules::International,
-        winner,
-        dag,
-        positions,
-        records,
-    )
+    Proof::new(&moves, winner, dag, positions, records)
 }
 
 /// Rungs 1-7: rungs 1-5 from the search above, 6 (1.e3 Na6) and 7 (1.e3
@@ -596,16 +612,45 @@ pub fn write_proof(
     (path, proof.size())
 }
 
-/// A fresh empty directory `<name>-<process id>` under the target dir.
+/// The test module that called: the file name of the caller's source
+/// (`check_store` for tests/check_store.rs), through the callers marked
+/// `#[track_caller]`. The tests ran as one binary per module before they
+/// were one binary; naming directories by module keeps each module's apart
+/// from every other's as the process id kept each binary's.
+#[track_caller]
+fn caller_module() -> String {
+    let file = std::panic::Location::caller().file();
+    Path::new(file)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("tests")
+        .to_string()
+}
+
+/// A fresh empty directory `<module>-<name>-<process id>` under the target
+/// dir, for the calling test module (`name` unique within the module).
+#[track_caller]
 pub fn temp_dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "{}-{name}-{}",
+        caller_module(),
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
 }
 
+/// A fresh store path, `t.redb` in a directory of its own
+/// ([`temp_dir`]`(name)`).
+#[track_caller]
+pub fn temp_db(name: &str) -> PathBuf {
+    temp_dir(name).join("t.redb")
+}
+
 /// Certifies the proof of `line` in the store `db` with `verify --db`
 /// (the checker's verdict must be CERTIFIED).
+#[track_caller]
 pub fn assert_store_certified(db: &Path, line: &[&str]) {
     let mut args = vec![
         "verify".to_string(),
@@ -618,16 +663,23 @@ pub fn assert_store_certified(db: &Path, line: &[&str]) {
 }
 
 /// Runs the `antiproof` binary with `args`: exit code (-1 if killed),
-/// standard output and standard error.
+/// standard output and standard error; the state directory is the calling
+/// module's [`test_state_dir`].
+#[track_caller]
 pub fn antiproof<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, String) {
     antiproof_with_state(&test_state_dir(), args)
 }
 
-/// A state directory for this test process (certification records), so
-/// tests never read or write the user's own.
-pub fn test_state_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("antiproof-test-state-{}", std::process::id()))
+/// A state directory for the calling test module in this process
+/// (certification records), so tests never read or write the user's own,
+/// nor another module's (whose certifications would skip this one's).
+#[track_caller]
+pub fn test_state_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "antiproof-test-state-{}-{}",
+        caller_module(),
+        std::process::id()
+    ))
 }
 
 /// Runs the antiproof binary with `state` as its state directory
@@ -636,7 +688,7 @@ pub fn antiproof_with_state<S: AsRef<std::ffi::OsStr>>(
     state: &std::path::Path,
     args: &[S],
 ) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_antiproof"))
+    let out = Command::new(EXE)
         .env("ANTIPROOF_STATE_DIR", state)
         .args(args)
         .output()
@@ -658,4 +710,59 @@ pub fn openings_block<'a>(long: &'a str, head: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no block {head} in:\n{long}"));
     let rest = &long[start..];
     &rest[..rest.find("\n\n").unwrap_or(rest.len())]
+}
+
+/// Walks the stored proof from the position after `line`: the winner's
+/// stored move is legal, every reply of the loser is covered, every leaf is
+/// a game won by the winner, and there is no cycle. Returns the number of
+/// distinct positions walked (game ends included).
+pub fn walk(db: &Path, line: &str, winner: Color) -> usize {
+    let (root, _) = Position::startpos().play_line_str(line).unwrap();
+    let store = Store::open_existing(db).unwrap();
+    let reader = store.reader().unwrap();
+    let proof = StoredProof::new(&reader, Rules::International);
+    // false: on the path; true: done.
+    let mut seen: HashMap<Key, bool> = HashMap::new();
+    let mut stack: Vec<(Position, Vec<Position>)> = Vec::new();
+    let expand = |pos: &Position, seen: &mut HashMap<Key, bool>| -> Option<Vec<Position>> {
+        let node = proof
+            .node_for(pos, winner)
+            .unwrap()
+            .unwrap_or_else(|b| panic!("{b} at {}", pos.to_fen()));
+        let key = pos.pack().0;
+        match node {
+            stored::Node::GameEnd(_) => {
+                seen.insert(key, true);
+                None
+            }
+            stored::Node::Win { .. } | stored::Node::Loss { .. } => {
+                seen.insert(key, false);
+                Some(node.moves(pos).iter().map(|&m| pos.play(m)).collect())
+            }
+            stored::Node::TableSized | stored::Node::Missing => {
+                panic!("no record for {}", pos.to_fen())
+            }
+        }
+    };
+    if let Some(kids) = expand(&root, &mut seen) {
+        stack.push((root, kids));
+    }
+    while let Some((pos, kids)) = stack.last_mut() {
+        match kids.pop() {
+            Some(c) => match seen.get(&c.pack().0) {
+                Some(true) => {}
+                Some(false) => panic!("cycle through {}", c.to_fen()),
+                None => {
+                    if let Some(k) = expand(&c, &mut seen) {
+                        stack.push((c, k));
+                    }
+                }
+            },
+            None => {
+                seen.insert(pos.pack().0, true);
+                stack.pop();
+            }
+        }
+    }
+    seen.len()
 }
