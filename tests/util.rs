@@ -731,15 +731,15 @@ pub fn walk(db: &Path, line: &str, winner: Color) -> usize {
             .unwrap_or_else(|b| panic!("{b} at {}", pos.to_fen()));
         let key = pos.pack().0;
         match node {
-            stored::Node::GameEnd(_) => {
+            stored::StoredNode::GameEnd(_) => {
                 seen.insert(key, true);
                 None
             }
-            stored::Node::Win { .. } | stored::Node::Loss { .. } => {
+            stored::StoredNode::Win { .. } | stored::StoredNode::Loss { .. } => {
                 seen.insert(key, false);
                 Some(node.moves(pos).iter().map(|&m| pos.play(m)).collect())
             }
-            stored::Node::TableSized | stored::Node::Missing => {
+            stored::StoredNode::TableSized | stored::StoredNode::Missing => {
                 panic!("no record for {}", pos.to_fen())
             }
         }

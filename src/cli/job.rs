@@ -3,7 +3,7 @@
 
 use super::out::outln;
 use super::{EXIT_NO, EXIT_OK};
-use crate::jobs::job::{Outcome, result_path};
+use crate::jobs::job::{JobOutcome, result_path};
 use crate::jobs::run::run_job;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -36,9 +36,9 @@ pub fn run(args: JobArgs) -> anyhow::Result<u8> {
                 "{} {}: {} nodes, {:.3} s, root pn {} dn {}; result in {}",
                 r.id,
                 match r.outcome {
-                    Outcome::Proven => "proven",
-                    Outcome::Disproven => "disproven",
-                    Outcome::Unresolved => "unresolved",
+                    JobOutcome::Proven => "proven",
+                    JobOutcome::Disproven => "disproven",
+                    JobOutcome::Unresolved => "unresolved",
                 },
                 r.nodes,
                 r.time_s,
@@ -46,7 +46,7 @@ pub fn run(args: JobArgs) -> anyhow::Result<u8> {
                 r.root_dn,
                 result_path(&file).display()
             )?;
-            Ok(if r.outcome == Outcome::Proven {
+            Ok(if r.outcome == JobOutcome::Proven {
                 EXIT_OK
             } else {
                 EXIT_NO

@@ -124,7 +124,7 @@ pub struct Job {
 /// How a job ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Outcome {
+pub enum JobOutcome {
     /// The winner wins: a certificate comes with it.
     Proven,
     /// The winner cannot win (from the search alone: not certifiable).
@@ -149,7 +149,7 @@ pub struct ResultFile {
     /// The job's winner.
     pub winner: String,
     /// How it ended.
-    pub outcome: Outcome,
+    pub outcome: JobOutcome,
     /// The root's proof number at the end (0 when proven).
     pub root_pn: u32,
     /// The root's disproof number at the end (0 when disproven).
@@ -462,14 +462,14 @@ impl ResultFile {
             ));
         }
         match (r.outcome, &r.tree) {
-            (Outcome::Proven, None) => {
+            (JobOutcome::Proven, None) => {
                 return Err(malformed(
                     path,
                     Some("tree"),
                     "a proven result names no certificate",
                 ));
             }
-            (Outcome::Proven, Some(t)) if t.contains('/') || t.starts_with('.') => {
+            (JobOutcome::Proven, Some(t)) if t.contains('/') || t.starts_with('.') => {
                 return Err(malformed(
                     path,
                     Some("tree"),
@@ -566,7 +566,7 @@ mod tests {
             root_fen: job.file.root_fen.clone(),
             rules: "international".into(),
             winner: "white".into(),
-            outcome: Outcome::Unresolved,
+            outcome: JobOutcome::Unresolved,
             root_pn: 3,
             root_dn: 4,
             nodes: 10,

@@ -11,7 +11,7 @@
 //!
 //! Every refusal is a [`Rejected`] naming its reason.
 
-use super::job::{Job, Outcome, ResultFile, result_path};
+use super::job::{Job, JobOutcome, ResultFile, result_path};
 use crate::check::{self, LeafTables, TreeOptions, Verdict as CheckVerdict};
 use crate::rules::{Color, Position, Rules, move_of_code};
 use crate::store::{FLAG_TABLES, Key, Record, StoreError, StoreReader, Verdict};
@@ -92,7 +92,7 @@ pub fn take_result(
         Ok(r) => r,
         Err(e) => return Ok(Err(Rejected::Malformed(e.to_string()))),
     };
-    if result.outcome != Outcome::Proven {
+    if result.outcome != JobOutcome::Proven {
         return Ok(Ok(Accepted {
             result,
             records: Vec::new(),

@@ -10,7 +10,7 @@
 //! root's proof and disproof numbers.
 
 use super::job::{
-    ChildHint, Job, JobFileError, Outcome, ResultFile, result_path, tree_path, with_suffix,
+    ChildHint, Job, JobFileError, JobOutcome, ResultFile, result_path, tree_path, with_suffix,
 };
 use crate::fsutil::OutputKind;
 use crate::search::run::STACK_BYTES;
@@ -170,11 +170,11 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
     store.sync().map_err(RunJobError::Store)?;
     drop(store);
     let outcome = match report.result {
-        ProveResult::Proven => Outcome::Proven,
-        ProveResult::Disproven => Outcome::Disproven,
-        ProveResult::Stopped => Outcome::Unresolved,
+        ProveResult::Proven => JobOutcome::Proven,
+        ProveResult::Disproven => JobOutcome::Disproven,
+        ProveResult::Stopped => JobOutcome::Unresolved,
     };
-    let tree = if outcome == Outcome::Proven {
+    let tree = if outcome == JobOutcome::Proven {
         let out = tree_path(path);
         export(&db, &job, &out)?;
         out.file_name().map(|n| n.to_string_lossy().into_owned())
@@ -196,7 +196,7 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
         proof_positions: report.proof_positions,
         time_s: t0.elapsed().as_secs_f64(),
         tree,
-        stopped_by: (outcome == Outcome::Unresolved).then(|| {
+        stopped_by: (outcome == JobOutcome::Unresolved).then(|| {
             if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 "signal".to_string()
             } else if thresholds.is_some()

@@ -289,7 +289,7 @@ pub fn measure_rate(
         rate: (r.nodes.max(1) as f64 / seconds).max(1.0),
         nodes: r.nodes,
         seconds,
-        proven: r.outcome == super::job::Outcome::Proven,
+        proven: r.outcome == super::job::JobOutcome::Proven,
     })
 }
 

@@ -35,7 +35,7 @@ use workdir::remove_stale_jobs;
 pub use workdir::{WorkDirLock, lock_path};
 
 use super::executor::{ExecError, Executor};
-use super::job::{Budget, Job, Outcome, Thresholds, result_path, tree_path, with_suffix};
+use super::job::{Budget, Job, JobOutcome, Thresholds, result_path, tree_path, with_suffix};
 use super::merge::{Rejected, take_result};
 use super::shared_table::SharedTable;
 use super::top::{INF, NODE_LEN, State, TopTree, with_margin};
@@ -631,16 +631,16 @@ impl Master<'_, '_> {
                 fig.records = acc.records.len() as u64;
                 self.report.records_merged += fig.records;
                 match acc.result.outcome {
-                    Outcome::Proven => {
+                    JobOutcome::Proven => {
                         fig.outcome = "proven".into();
                         self.top.add_records(acc.records);
                         self.top.set(node, State::Proven, 0, INF)?;
                     }
-                    Outcome::Disproven => {
+                    JobOutcome::Disproven => {
                         fig.outcome = "disproven".into();
                         self.top.set(node, State::Disproven, INF, 0)?;
                     }
-                    Outcome::Unresolved
+                    JobOutcome::Unresolved
                         if acc.result.stopped_by.as_deref() == Some("threshold") =>
                     {
                         // A sibling looks better now: the leaf goes back
@@ -655,7 +655,7 @@ impl Master<'_, '_> {
                             acc.result.root_dn.clamp(1, INF - 1),
                         )?;
                     }
-                    Outcome::Unresolved => {
+                    JobOutcome::Unresolved => {
                         fig.outcome = "unresolved".into();
                         // Its budget ran out: the leaf is expanded, its
                         // children (each a job of its own) getting
