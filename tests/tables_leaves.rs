@@ -481,7 +481,7 @@ fn table_leaves_under_the_fifty_move_rule_need_tables_for_the_rule() {
     };
     let lichess = antiproof::vocab::RuleSet::LICHESS;
     for t in [
-        LeafTables::open_rule_set(&dir, lichess),
+        LeafTables::open(&dir, lichess),
         LeafTables::open(&dir, Rules::International),
     ] {
         let r = check_tree(&tree, &fifty(t));

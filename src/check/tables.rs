@@ -33,7 +33,7 @@ pub struct LeafTables {
     dir: PathBuf,
     rules: Rules,
     /// Tables that respect the fifty-move rule (values are distances to
-    /// the next capture or pawn move): see [`LeafTables::open_rule_set`].
+    /// the next capture or pawn move): see [`LeafTables::open`].
     fifty_move: bool,
     loaded: RwLock<HashMap<u64, Arc<Table>>>,
     /// Canonical materials read while scoring leaves.
@@ -92,35 +92,30 @@ pub struct TablesUsed {
 }
 
 impl LeafTables {
-    /// Tables of `rules` in `dir` (nothing is read yet).
-    pub fn open(dir: impl AsRef<Path>, rules: super::Rules) -> LeafTables {
+    /// Tables of `rules` (a whole rule set, or a stalemate rule alone:
+    /// without the fifty-move rule) in `dir` (nothing is read yet).
+    ///
+    /// With the fifty-move rule on, the tables read are those built for it,
+    /// and [`LeafTables::score`] gives, for the side to move at a half-move
+    /// clock of 0, `Win(n)` / `Loss(n)` where `n` is the plies to the next
+    /// capture or pawn move (or game end) under best play within the rule,
+    /// and `Draw` for everything else (cursed wins and blessed losses
+    /// included). A leaf at clock `c` is then won by the side to move iff
+    /// `Win(n)` with `c + n <= 100`. Game ends (`n = 0`) count at any clock
+    /// up to 100 ([`Value::decisive_at`]). Certification
+    /// ([`LeafTables::certify_used`]) certifies these tables under the rule.
+    pub fn open(dir: impl AsRef<Path>, rules: impl Into<crate::vocab::RuleSet>) -> LeafTables {
+        let rules: crate::vocab::RuleSet = rules.into();
         LeafTables {
             dir: dir.as_ref().to_path_buf(),
-            rules,
-            fifty_move: false,
+            rules: rules.stalemate,
+            fifty_move: rules.fifty_move,
             loaded: RwLock::default(),
             used: Mutex::default(),
             missing: Mutex::default(),
             certified: Mutex::default(),
             recertify: false,
             records_dir: record::default_dir(),
-        }
-    }
-
-    /// Tables of a whole rule set. With the fifty-move rule on, the tables
-    /// read are those built for it, and [`LeafTables::score`] gives, for the
-    /// side to move at a half-move clock of 0, `Win(n)` / `Loss(n)` where
-    /// `n` is the plies to the next capture or pawn move (or game end)
-    /// under best play within the rule, and `Draw` for everything else
-    /// (cursed wins and blessed losses included). A leaf at clock `c` is
-    /// then won by the side to move iff `Win(n)` with `c + n <= 100`.
-    /// Game ends (`n = 0`) count at any clock up to 100
-    /// ([`Value::decisive_at`]). Certification ([`LeafTables::certify_used`])
-    /// certifies these tables under the rule.
-    pub fn open_rule_set(dir: impl AsRef<Path>, rules: crate::vocab::RuleSet) -> LeafTables {
-        LeafTables {
-            fifty_move: rules.fifty_move,
-            ..LeafTables::open(dir, rules.stalemate)
         }
     }
 
@@ -161,7 +156,7 @@ impl LeafTables {
         if let Some(t) = self.loaded.read().unwrap().get(&m.key()) {
             return Ok(t.clone());
         }
-        let path = format::table_path_rule_set(&self.dir, &m, self.rule_set());
+        let path = format::table_path(&self.dir, &m, self.rule_set());
         if !path.exists() {
             self.missing.lock().unwrap().insert(MaterialName(m));
             return Err(TableError::Missing {
@@ -170,7 +165,7 @@ impl LeafTables {
                 path,
             });
         }
-        let t = Arc::new(Table::open_expected_rule_set(&path, self.rule_set(), &m)?);
+        let t = Arc::new(Table::open_expected(&path, self.rule_set(), &m)?);
         self.loaded.write().unwrap().insert(m.key(), t.clone());
         Ok(t)
     }
@@ -178,9 +173,9 @@ impl LeafTables {
     /// The value of a leaf for its side to move, from the tables (not yet
     /// certified: see [`LeafTables::certify_used`]); every table read is
     /// noted as used. Under the fifty-move rule, the fifty-move value at a
-    /// half-move clock of 0 (see [`LeafTables::open_rule_set`]).
+    /// half-move clock of 0 (see [`LeafTables::open`]).
     pub fn score(&self, pos: &Antichess) -> Result<Value, TableError> {
-        certify::probe_shakmaty_rule_set(
+        certify::probe_shakmaty(
             pos,
             self.rule_set(),
             &Source {

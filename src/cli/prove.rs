@@ -417,7 +417,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
 fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
     let rules = args.rules.stalemate();
     let rule_set = args.rules.rule_set();
-    let list = super::obligations::read_rule_set(path, rule_set)?;
+    let list = super::obligations::read(path, rule_set)?;
     let winner = match (args.winner, list.winner) {
         (Some(a), Some(b)) if a != b => bail!(
             "--winner {a}, but the obligations of {} are owed for {b}",
@@ -596,10 +596,7 @@ fn open_run(args: &ProveArgs) -> anyhow::Result<(Limits, Option<crate::tables::T
             if !dir.is_dir() {
                 bail!("--tables {}: not a directory", dir.display());
             }
-            Some(crate::tables::Tables::open_rule_set(
-                dir,
-                args.rules.rule_set(),
-            ))
+            Some(crate::tables::Tables::open(dir, args.rules.rule_set()))
         }
         None => None,
     };

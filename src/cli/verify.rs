@@ -265,7 +265,7 @@ fn leaf_tables(args: &VerifyArgs) -> anyhow::Result<Option<std::sync::Arc<check:
         anyhow::bail!("--tables {}: not a directory", dir.display());
     }
     Ok(Some(std::sync::Arc::new(
-        check::LeafTables::open_rule_set(dir, args.rules.rule_set()).recertify(args.recertify),
+        check::LeafTables::open(dir, args.rules.rule_set()).recertify(args.recertify),
     )))
 }
 

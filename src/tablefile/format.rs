@@ -212,27 +212,17 @@ impl Header {
     }
 }
 
-/// The file name of a table: `<MATERIAL>.<rules>.apt`, e.g.
-/// `KNvB.international.apt`.
-pub fn file_name(material: &Material, rules: Rules) -> String {
-    file_name_rule_set(material, rules.into())
-}
-
-/// The file name of a table of a whole rule set:
+/// The file name of a table of `rules` (a whole rule set, or a stalemate
+/// rule alone: without the fifty-move rule):
 /// `<MATERIAL>.<rule set file name>.apt`, e.g. `KNvB.international.apt`,
 /// `KBNvK.international_fifty.apt`.
-pub fn file_name_rule_set(material: &Material, rules: RuleSet) -> String {
-    format!("{}.{}.apt", material.canonical(), rules.file_name())
+pub fn file_name(material: &Material, rules: impl Into<RuleSet>) -> String {
+    format!("{}.{}.apt", material.canonical(), rules.into().file_name())
 }
 
-/// The path of a table in a directory.
-pub fn table_path(dir: &Path, material: &Material, rules: Rules) -> PathBuf {
+/// The path of a table of `rules` in a directory (see [`file_name`]).
+pub fn table_path(dir: &Path, material: &Material, rules: impl Into<RuleSet>) -> PathBuf {
     dir.join(file_name(material, rules))
-}
-
-/// The path of a table of a whole rule set in a directory.
-pub fn table_path_rule_set(dir: &Path, material: &Material, rules: RuleSet) -> PathBuf {
-    dir.join(file_name_rule_set(material, rules))
 }
 
 enum Data {
@@ -400,26 +390,19 @@ impl Table {
         .map_err(io)
     }
 
-    /// Opens the table file of `material` under `rules` (as found at its
-    /// path in a table directory), checking everything [`Table::open`]
+    /// Opens the table file of `material` under `rules` (a whole rule set,
+    /// or a stalemate rule alone: without the fifty-move rule), as found at
+    /// its path in a table directory, checking everything [`Table::open`]
     /// checks with the data checksum, and that the header names this rule
-    /// set and material: the one way both the prover's tables and the
-    /// checker open a table from a directory.
+    /// set (stalemate rule and fifty-move flag) and material: the one way
+    /// both the prover's tables and the checker open a table from a
+    /// directory.
     pub fn open_expected(
         path: &Path,
-        rules: Rules,
+        rules: impl Into<RuleSet>,
         material: &Material,
     ) -> Result<Table, TableError> {
-        Table::open_expected_rule_set(path, rules.into(), material)
-    }
-
-    /// As [`Table::open_expected`] for a whole rule set: the header's
-    /// fifty-move flag must match too.
-    pub fn open_expected_rule_set(
-        path: &Path,
-        rules: RuleSet,
-        material: &Material,
-    ) -> Result<Table, TableError> {
+        let rules: RuleSet = rules.into();
         let t = Table::open(path, true)?;
         if t.header.rule_set() != rules {
             return Err(TableError::WrongRules {
