@@ -57,9 +57,10 @@ use shakmaty::variant::Antichess;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-/// The rule set a proof is checked under (the crate's one rule-set type,
-/// from the rules-free `crate::vocab`).
-pub use crate::vocab::Rules;
+/// The stalemate rule a proof is checked under, the part of its
+/// [`RuleSet`] beside the fifty-move rule (both from the rules-free
+/// `crate::vocab`).
+pub use crate::vocab::{RuleSet, Rules};
 
 /// The verdict of a check.
 #[derive(Clone, Debug, PartialEq, Eq)]
