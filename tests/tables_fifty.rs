@@ -61,7 +61,7 @@ fn all_2_and_3_man_fifty_tables_build_and_certify() {
     let mut positions = 0;
     for m in Material::all_up_to(3) {
         let t = tables.table(&m).unwrap();
-        assert!(t.header.fifty_move, "{m}");
+        assert!(t.header.rule_set.fifty_move, "{m}");
         assert!(
             tables
                 .path(&m)

@@ -31,10 +31,10 @@ use std::sync::{Arc, Mutex, RwLock};
 /// it: loaded on first use, certified after the walk.
 pub struct LeafTables {
     dir: PathBuf,
-    rules: Rules,
-    /// Tables that respect the fifty-move rule (values are distances to
-    /// the next capture or pawn move): see [`LeafTables::open`].
-    fifty_move: bool,
+    /// The rule set (tables that respect the fifty-move rule, whose values
+    /// are distances to the next capture or pawn move, when it has it: see
+    /// [`LeafTables::open`]).
+    rule_set: crate::vocab::RuleSet,
     loaded: RwLock<HashMap<u64, Arc<Table>>>,
     /// Canonical materials read while scoring leaves.
     used: Mutex<BTreeSet<MaterialName>>,
@@ -69,7 +69,7 @@ impl fmt::Debug for LeafTables {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LeafTables")
             .field("dir", &self.dir)
-            .field("rules", &self.rules)
+            .field("rule_set", &self.rule_set)
             .finish_non_exhaustive()
     }
 }
@@ -105,11 +105,9 @@ impl LeafTables {
     /// up to 100 ([`Value::decisive_at`]). Certification
     /// ([`LeafTables::certify_used`]) certifies these tables under the rule.
     pub fn open(dir: impl AsRef<Path>, rules: impl Into<crate::vocab::RuleSet>) -> LeafTables {
-        let rules: crate::vocab::RuleSet = rules.into();
         LeafTables {
             dir: dir.as_ref().to_path_buf(),
-            rules: rules.stalemate,
-            fifty_move: rules.fifty_move,
+            rule_set: rules.into(),
             loaded: RwLock::default(),
             used: Mutex::default(),
             missing: Mutex::default(),
@@ -121,12 +119,12 @@ impl LeafTables {
 
     /// The whole rule set.
     pub fn rule_set(&self) -> crate::vocab::RuleSet {
-        crate::vocab::RuleSet::new(self.rules, self.fifty_move)
+        self.rule_set
     }
 
     /// Whether these are tables for the fifty-move rule.
     pub fn fifty_move(&self) -> bool {
-        self.fifty_move
+        self.rule_set.fifty_move
     }
 
     /// Keep certification records in `dir` instead of this user's state
@@ -156,16 +154,16 @@ impl LeafTables {
         if let Some(t) = self.loaded.read().unwrap().get(&m.key()) {
             return Ok(t.clone());
         }
-        let path = format::table_path(&self.dir, &m, self.rule_set());
+        let path = format::table_path(&self.dir, &m, self.rule_set);
         if !path.exists() {
             self.missing.lock().unwrap().insert(MaterialName(m));
             return Err(TableError::Missing {
                 material: m.to_string(),
-                rules: self.rule_set(),
+                rules: self.rule_set,
                 path,
             });
         }
-        let t = Arc::new(Table::open_expected(&path, self.rule_set(), &m)?);
+        let t = Arc::new(Table::open_expected(&path, self.rule_set, &m)?);
         self.loaded.write().unwrap().insert(m.key(), t.clone());
         Ok(t)
     }
@@ -177,7 +175,7 @@ impl LeafTables {
     pub fn score(&self, pos: &Antichess) -> Result<Value, TableError> {
         certify::probe_shakmaty(
             pos,
-            self.rule_set(),
+            self.rule_set,
             &Source {
                 tables: self,
                 note: true,
@@ -195,9 +193,9 @@ impl LeafTables {
             .collect()
     }
 
-    /// The rule set.
+    /// The stalemate rule.
     pub fn rules(&self) -> Rules {
-        self.rules
+        self.rule_set.stalemate
     }
 
     /// The names of the tables read by [`LeafTables::score`] so far.
@@ -267,7 +265,7 @@ impl LeafTables {
                 Err(e) => {
                     return Err(format!(
                         "endgame table {name} ({}) is not certified: {e}",
-                        self.rule_set()
+                        self.rule_set
                     ));
                 }
             }

@@ -242,10 +242,10 @@ fn lookup<S: TableSource>(pos: &Antichess, rules: RuleSet, src: &S) -> Result<Va
         });
     }
     src.with_table(&m.canonical(), |t| {
-        if t.header.rule_set() != rules {
+        if t.header.rule_set != rules {
             return Err(TableError::WrongRules {
                 path: format::table_path(Path::new(""), &t.header.material, rules),
-                found: t.header.rule_set(),
+                found: t.header.rule_set,
             });
         }
         let sq = squares(pos, &m, &t.layout);
@@ -349,7 +349,7 @@ pub fn probe_shakmaty<S: TableSource>(
 /// the tables its moves lead to, and the table itself.
 pub fn certify<S: TableSource + Sync>(table: &Table, src: &S) -> Result<Certified, CertifyError> {
     let layout = &table.layout;
-    let rules = table.header.rule_set();
+    let rules = table.header.rule_set;
     let name = layout.material.to_string();
     if !table.checksum_ok() || !table.overflow_ok() {
         return Err(CertifyError::Malformed {

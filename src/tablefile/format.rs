@@ -116,11 +116,9 @@ impl Stats {
 /// A table header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
-    /// Rule set (the stalemate rule).
-    pub rules: Rules,
-    /// Whether the values respect the fifty-move rule (header flag
-    /// [`FLAG_FIFTY_MOVE`]).
-    pub fifty_move: bool,
+    /// Rule set: the stalemate rule, and whether the values respect the
+    /// fifty-move rule (header flag [`FLAG_FIFTY_MOVE`]).
+    pub rule_set: RuleSet,
     /// Material, canonical.
     pub material: Material,
     /// Entries.
@@ -138,10 +136,14 @@ impl Header {
         let mut b = [0u8; HEADER_LEN];
         b[0..8].copy_from_slice(MAGIC);
         b[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-        b[12] = self.rules.code();
+        b[12] = self.rule_set.stalemate.code();
         b[13] = layout.men as u8;
         b[14] = layout.sym_mask;
-        b[15] = if self.fifty_move { FLAG_FIFTY_MOVE } else { 0 };
+        b[15] = if self.rule_set.fifty_move {
+            FLAG_FIFTY_MOVE
+        } else {
+            0
+        };
         let name = self.material.to_string();
         b[16..16 + name.len()].copy_from_slice(name.as_bytes());
         b[32..40].copy_from_slice(&self.entries.to_le_bytes());
@@ -187,8 +189,7 @@ impl Header {
         let name = std::str::from_utf8(&b[16..16 + name_end]).map_err(|_| bad("material name"))?;
         let material: Material = name.parse().map_err(|_| bad("material name"))?;
         Ok(Header {
-            rules,
-            fifty_move: b[15] & FLAG_FIFTY_MOVE != 0,
+            rule_set: RuleSet::new(rules, b[15] & FLAG_FIFTY_MOVE != 0),
             material,
             entries: u64_at(32),
             overflow: u64_at(84),
@@ -202,13 +203,6 @@ impl Header {
                 longest_loss: u16::from_le_bytes(b[82..84].try_into().unwrap()),
             },
         })
-    }
-}
-
-impl Header {
-    /// The whole rule set of the table.
-    pub fn rule_set(&self) -> RuleSet {
-        RuleSet::new(self.rules, self.fifty_move)
     }
 }
 
@@ -241,11 +235,13 @@ pub struct Table {
 }
 
 impl Table {
-    /// A table from built data: one byte per entry, and the codes of the
-    /// entries holding [`ESCAPE`], sorted by index.
+    /// A table of `rules` (a whole rule set, whose fifty-move rule is the
+    /// header flag written to its file, or a stalemate rule alone: without
+    /// the fifty-move rule) from built data: one byte per entry, and the
+    /// codes of the entries holding [`ESCAPE`], sorted by index.
     pub fn from_data(
         layout: Layout,
-        rules: Rules,
+        rules: impl Into<RuleSet>,
         mut data: Vec<u8>,
         overflow: Vec<(u32, u16)>,
         stats: Stats,
@@ -256,8 +252,7 @@ impl Table {
             data.extend_from_slice(&c.to_le_bytes());
         }
         let header = Header {
-            rules,
-            fifty_move: false,
+            rule_set: rules.into(),
             material: layout.material,
             entries,
             overflow: overflow.len() as u64,
@@ -269,13 +264,6 @@ impl Table {
             header,
             data: Data::Owned(data),
         }
-    }
-
-    /// The same table marked as respecting the fifty-move rule or not (the
-    /// header flag written to its file).
-    pub fn with_fifty_move(mut self, fifty_move: bool) -> Table {
-        self.header.fifty_move = fifty_move;
-        self
     }
 
     /// Everything after the header.
@@ -404,10 +392,10 @@ impl Table {
     ) -> Result<Table, TableError> {
         let rules: RuleSet = rules.into();
         let t = Table::open(path, true)?;
-        if t.header.rule_set() != rules {
+        if t.header.rule_set != rules {
             return Err(TableError::WrongRules {
                 path: path.to_path_buf(),
-                found: t.header.rule_set(),
+                found: t.header.rule_set,
             });
         }
         if t.header.material != *material {

@@ -149,9 +149,9 @@ type TableMap = HashMap<u64, (Material, Arc<Table>), crate::fasthash::FastBuild>
 /// A directory of tables for one rule set, loaded on first use.
 pub struct Tables {
     dir: PathBuf,
-    rules: Rules,
-    /// Tables for the fifty-move rule: see [`Tables::open`].
-    fifty_move: bool,
+    /// The rule set (tables for the fifty-move rule when it has it: see
+    /// [`Tables::open`]).
+    rule_set: RuleSet,
     build: bool,
     loaded: RwLock<TableMap>,
     /// Materials found missing by [`Tables::probe`] (not looked for again).
@@ -209,11 +209,9 @@ impl Tables {
     /// `c + n <= 100` ([`Value::decisive_at`]); game ends (`n = 0`) count
     /// at any clock.
     pub fn open(dir: impl AsRef<Path>, rules: impl Into<RuleSet>) -> Tables {
-        let rules: RuleSet = rules.into();
         Tables {
             dir: dir.as_ref().to_path_buf(),
-            rules: rules.stalemate,
-            fifty_move: rules.fifty_move,
+            rule_set: rules.into(),
             build: false,
             loaded: RwLock::new(TableMap::default()),
             missing: RwLock::default(),
@@ -231,17 +229,17 @@ impl Tables {
 
     /// The whole rule set (stalemate rule and fifty-move rule).
     pub fn rule_set(&self) -> RuleSet {
-        RuleSet::new(self.rules, self.fifty_move)
+        self.rule_set
     }
 
     /// Whether these are tables for the fifty-move rule.
     pub fn fifty_move(&self) -> bool {
-        self.fifty_move
+        self.rule_set.fifty_move
     }
 
-    /// The rule set.
+    /// The stalemate rule.
     pub fn rules(&self) -> Rules {
-        self.rules
+        self.rule_set.stalemate
     }
 
     /// The directory.
@@ -251,7 +249,7 @@ impl Tables {
 
     /// The file of a material's table.
     pub fn path(&self, material: &Material) -> PathBuf {
-        format::table_path(&self.dir, material, self.rule_set())
+        format::table_path(&self.dir, material, self.rule_set)
     }
 
     /// The loaded tables, by canonical material.
@@ -280,7 +278,7 @@ impl Tables {
         let path = self.path(&m);
         let mut replaced = None;
         if path.exists() {
-            match Table::open_expected(&path, self.rule_set(), &m) {
+            match Table::open_expected(&path, self.rule_set, &m) {
                 Ok(t) => {
                     let t = Arc::new(t);
                     self.loaded.write().unwrap().insert(m.key(), (m, t.clone()));
@@ -299,7 +297,7 @@ impl Tables {
         if !self.build {
             return Err(TableError::Missing {
                 material: m.to_string(),
-                rules: self.rule_set(),
+                rules: self.rule_set,
                 path,
             });
         }
@@ -313,13 +311,13 @@ impl Tables {
         }
         let start = std::time::Instant::now();
         let layout = Layout::new(&m);
-        let g = if self.fifty_move {
-            fifty::run(&layout, self.rules, &TableSet(deps))?
+        let rules = self.rule_set.stalemate;
+        let g = if self.rule_set.fifty_move {
+            fifty::run(&layout, rules, &TableSet(deps))?
         } else {
-            generate::run(&layout, self.rules, &TableSet(deps))?
+            generate::run(&layout, rules, &TableSet(deps))?
         };
-        let table = Table::from_data(layout, self.rules, g.data, g.overflow, g.stats)
-            .with_fifty_move(self.fifty_move);
+        let table = Table::from_data(layout, self.rule_set, g.data, g.overflow, g.stats);
         table.write(&path)?;
         drop(table);
         let t = Arc::new(Table::open(&path, false)?);
@@ -351,7 +349,7 @@ impl Tables {
     /// Under the fifty-move rule, the fifty-move value at a half-move clock
     /// of 0 (see [`Tables::open`]).
     pub fn value(&self, pos: &Position) -> Result<Value, TableError> {
-        value_of(pos, self.rule_set(), self)
+        value_of(pos, self.rule_set, self)
     }
 
     /// The prover's fast path: the value of a position with at most 4 men
@@ -365,7 +363,7 @@ impl Tables {
         if pos.men() > MAX_MEN {
             return None;
         }
-        value_of(pos, self.rule_set(), &NoBuild(self)).ok()
+        value_of(pos, self.rule_set, &NoBuild(self)).ok()
     }
 }
 
@@ -396,12 +394,12 @@ impl TableSource for NoBuild<'_> {
         if self.0.missing.read().unwrap().contains(&m.key()) {
             return Err(TableError::Missing {
                 material: m.to_string(),
-                rules: self.0.rule_set(),
+                rules: self.0.rule_set,
                 path: self.0.path(&m),
             });
         }
         let path = self.0.path(&m);
-        let t = match Table::open_expected(&path, self.0.rule_set(), &m) {
+        let t = match Table::open_expected(&path, self.0.rule_set, &m) {
             Ok(t) => Arc::new(t),
             Err(e) => {
                 self.0.missing.write().unwrap().insert(m.key());

@@ -157,8 +157,7 @@ pub fn check_tree(tree: &WinTree, opts: &TreeOptions) -> Report {
     };
     let (root_line, root) = ctx.replay(&[]);
     let winner = opts.winner.unwrap_or(root.turn());
-    let mut report = Report::begin(opts.rules, &root, root_line, winner, t0);
-    report.fifty_move = opts.fifty_move.is_some();
+    let mut report = Report::begin(opts.rule_set(), &root, root_line, winner, t0);
     if let Err(v) = check_prolog(&ctx, &report) {
         return ctx.finish(report, v);
     }
