@@ -288,8 +288,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let (limits, tables, store) = open_run(&args)?;
     let root_table = root_table_value(tables.as_ref(), &pos)?;
     let config = Config {
-        rules,
-        fifty_move: rule_set.fifty_move,
+        rule_set,
         tt_bytes: args.memory.bytes(),
         limits,
         checkpoint_size: args.checkpoint_size,
@@ -440,8 +439,7 @@ fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
             root: *pos,
             winner,
             config: Config {
-                rules,
-                fifty_move: rule_set.fifty_move,
+                rule_set,
                 tt_bytes: args.memory.bytes(),
                 limits: limits.clone(),
                 checkpoint_size: args.checkpoint_size,

@@ -61,13 +61,13 @@ impl<'s> Prover<'s> {
         winner: Color,
         store: Option<&'s Store>,
     ) -> Result<Prover<'s>, SearchError> {
-        let writer = Writer::open(store, config.rule_set())?;
+        let writer = Writer::open(store, config.rule_set)?;
         let limits = config.limits.clone();
         let mut search = Search::new(config.tt_bytes, config.limits, config.checkpoint_size);
         search.seed = config.seed;
         Ok(Prover {
-            rules: config.rules,
-            fifty: config.fifty_move,
+            rules: config.rule_set.stalemate,
+            fifty: config.rule_set.fifty_move,
             prover: winner,
             tables: None,
             search,
@@ -339,8 +339,7 @@ impl<'s> Prover<'s> {
                         .stack_size(super::run::STACK_BYTES)
                         .spawn_scoped(scope, move || {
                             let config = Config {
-                                rules,
-                                fifty_move: fifty,
+                                rule_set: crate::vocab::RuleSet::new(rules, fifty),
                                 tt_bytes: 0,
                                 limits,
                                 checkpoint_size: INF,
