@@ -36,8 +36,8 @@ use walk::{Acc, NO_REGION, Place, Walker};
 /// Options of [`check_tree`].
 #[derive(Clone, Debug, Default)]
 pub struct TreeOptions {
-    /// The rule set (its stalemate rule; see also
-    /// [`TreeOptions::fifty_move`]).
+    /// The stalemate rule (the rule set is it with
+    /// [`TreeOptions::fifty_move`]: [`TreeOptions::rule_set`]).
     pub rules: Rules,
     /// The fifty-move rule: `Some(clock)` checks under it, `clock` being
     /// the half-move clock at the start position (before the prolog; a
