@@ -1,7 +1,7 @@
 //! The checker on win-tree files: ladder proofs certified, round trips.
 
 use crate::util::{self, ladder};
-use antiproof::check::{Rules, TreeOptions, Verdict, check_tree};
+use antiproof::check::{RuleSet, Rules, TreeOptions, Verdict, check_tree};
 use antiproof::rules::Color;
 use antiproof::wintree::{MoveCode, WinTree};
 
@@ -19,7 +19,7 @@ fn ladder_proofs_are_certified() {
         );
         assert_eq!(r.verdict, Verdict::Certified, "{}", p.line.join(" "));
         assert_eq!(r.positions as usize, p.dag.nodes.len());
-        assert_eq!(r.rules, Rules::International);
+        assert_eq!(r.rule_set, RuleSet::from(Rules::International));
     }
 }
 

@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 fn small_fifty() -> &'static Tables {
     static BUILT: OnceLock<Tables> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let t = Tables::open_building_rule_set(util::temp_dir("small"), RuleSet::LICHESS);
+        let t = Tables::open_building(util::temp_dir("small"), RuleSet::LICHESS);
         for m in Material::all_up_to(3) {
             t.table(&m).unwrap();
         }
@@ -53,7 +53,7 @@ fn all_2_and_3_man_fifty_tables_build_and_certify() {
     let mut positions = 0;
     for m in Material::all_up_to(3) {
         let t = tables.table(&m).unwrap();
-        assert!(t.header.fifty_move, "{m}");
+        assert!(t.header.rule_set.fifty_move, "{m}");
         assert!(
             tables
                 .path(&m)
@@ -97,7 +97,7 @@ fn fifty_move_wins_are_plain_wins_and_files_do_not_mix() {
     let m: Material = "KvK".parse().unwrap();
     let dir = util::temp_dir("mixed");
     std::fs::copy(plain.path(&m), dir.join("KvK.international_fifty.apt")).unwrap();
-    let t = Tables::open_rule_set(&dir, RuleSet::LICHESS);
+    let t = Tables::open(&dir, RuleSet::LICHESS);
     let e = t
         .table(&m)
         .err()
@@ -134,7 +134,7 @@ fn brute_force_agrees(materials: &[&str]) -> u64 {
         for (idx, v) in vals.iter().enumerate() {
             let Some(v) = v else { continue };
             let pos = position(idx, &s).unwrap();
-            let t = certify::probe_shakmaty_rule_set(&pos, RuleSet::LICHESS, tables).unwrap();
+            let t = certify::probe_shakmaty(&pos, RuleSet::LICHESS, tables).unwrap();
             assert_eq!(
                 t,
                 *v,
@@ -368,7 +368,7 @@ fn cursed_wins_in_kknvk() {
         .into_position(CastlingMode::Standard)
         .unwrap();
     assert_eq!(
-        certify::probe_shakmaty_rule_set(&pos, RuleSet::LICHESS, fifty).unwrap(),
+        certify::probe_shakmaty(&pos, RuleSet::LICHESS, fifty).unwrap(),
         Value::Draw
     );
     certify_one(fifty, &m).unwrap();
@@ -380,7 +380,7 @@ fn cursed_wins_in_kknvk() {
 fn leaf_tables_read_and_certify_the_fifty_move_tables() {
     use antiproof::check::tables::LeafTables;
     let fifty = small_fifty();
-    let leaves = LeafTables::open_rule_set(fifty.dir(), RuleSet::LICHESS).records_in(None);
+    let leaves = LeafTables::open(fifty.dir(), RuleSet::LICHESS).records_in(None);
     assert!(leaves.fifty_move());
     let pos: Antichess = shakmaty::fen::Fen::from_ascii(b"8/3p4/8/4P3/8/8/8/8 b - - 0 1")
         .unwrap()
@@ -391,7 +391,7 @@ fn leaf_tables_read_and_certify_the_fifty_move_tables() {
     assert_eq!(used.used, vec!["PvP".to_string()]);
     assert!(used.positions > 0);
     // The plain tables' directory has no fifty-move files.
-    let plain = LeafTables::open_rule_set(small_plain().dir(), RuleSet::LICHESS).records_in(None);
+    let plain = LeafTables::open(small_plain().dir(), RuleSet::LICHESS).records_in(None);
     assert!(plain.score(&pos).is_err());
     assert_eq!(plain.missing(), vec!["PvP".to_string()]);
 }

@@ -69,7 +69,7 @@ fn corrupt(path: &Path) {
         .find(|&i| layout.decode(i).1 && matches!(t.value(i), Value::Win(n) if n > 2))
         .unwrap();
     data[i as usize] = Value::Loss(1).to_byte().unwrap();
-    let bad = Table::from_data(layout, t.header.rules, data, Vec::new(), t.header.stats);
+    let bad = Table::from_data(layout, t.header.rule_set, data, Vec::new(), t.header.stats);
     drop(t);
     std::fs::remove_file(path).unwrap();
     bad.write(path).unwrap();
@@ -464,14 +464,14 @@ fn table_leaves_under_the_fifty_move_rule_need_tables_for_the_rule() {
     };
     let lichess = antiproof::vocab::RuleSet::LICHESS;
     for t in [
-        LeafTables::open_rule_set(&dir, lichess),
+        LeafTables::open(&dir, lichess),
         LeafTables::open(&dir, Rules::International),
     ] {
         let r = check_tree(&tree, &fifty(t));
         assert_eq!(r.verdict, Verdict::NotCertified { table_leaves: 1 }, "{r}");
         assert_eq!(r.leaves.tables, 1);
         assert!(r.tables.is_none());
-        assert_eq!(r.rule_set(), lichess);
+        assert_eq!(r.rule_set, lichess);
         assert!(
             r.to_string().contains("rules:       international+fifty"),
             "{r}"

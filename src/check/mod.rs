@@ -57,9 +57,10 @@ use shakmaty::variant::Antichess;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-/// The rule set a proof is checked under (the crate's one rule-set type,
-/// from the rules-free `crate::vocab`).
-pub use crate::vocab::Rules;
+/// The stalemate rule a proof is checked under, the part of its
+/// [`RuleSet`] beside the fifty-move rule (both from the rules-free
+/// `crate::vocab`).
+pub use crate::vocab::{RuleSet, Rules};
 
 /// The verdict of a check.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -257,10 +258,9 @@ pub(crate) fn finish_tables(report: &mut Report, tables: Option<&LeafTables>) {
 /// The report of a check.
 #[derive(Clone, Debug)]
 pub struct Report {
-    /// The rule set checked under (its stalemate rule).
-    pub rules: Rules,
-    /// Checked under the fifty-move rule too.
-    pub fifty_move: bool,
+    /// The rule set checked under: its stalemate rule, and whether the
+    /// fifty-move rule too.
+    pub rule_set: RuleSet,
     /// The root position.
     pub root_fen: String,
     /// The line from the start position to the root, SAN.
@@ -311,19 +311,18 @@ pub struct Report {
 pub const OPEN_NAMED: usize = 5;
 
 impl Report {
-    /// The report of a check begun at `t0` of the proof below `root`
-    /// (reached by `root_line`, SAN) for `winner`: nothing counted yet,
-    /// certified until a fault is found.
+    /// The report of a check under `rule_set` begun at `t0` of the proof
+    /// below `root` (reached by `root_line`, SAN) for `winner`: nothing
+    /// counted yet, certified until a fault is found.
     fn begin(
-        rules: Rules,
+        rule_set: RuleSet,
         root: &Antichess,
         root_line: String,
         winner: Color,
         t0: Instant,
     ) -> Report {
         Report {
-            rules,
-            fifty_move: false,
+            rule_set,
             root_fen: game::fen(root),
             root_line,
             winner,
@@ -341,11 +340,6 @@ impl Report {
             replies: Vec::new(),
             replies_after: None,
         }
-    }
-
-    /// The whole rule set checked under.
-    pub fn rule_set(&self) -> crate::vocab::RuleSet {
-        crate::vocab::RuleSet::new(self.rules, self.fifty_move)
     }
 
     /// Positions checked per second (distinct).
@@ -368,9 +362,9 @@ impl Report {
         };
         serde_json::json!({
             "verdict": verdict,
-            "rules": self.rules.name(),
-            "fifty_move_rule": self.fifty_move,
-            "rule_set": self.rule_set().name(),
+            "rules": self.rule_set.stalemate.name(),
+            "fifty_move_rule": self.rule_set.fifty_move,
+            "rule_set": self.rule_set.name(),
             "root_line": self.root_line,
             "root_fen": self.root_fen,
             "winner": game::color_name(self.winner),
@@ -451,7 +445,7 @@ impl fmt::Display for Report {
                         "missing:     tables {} are not in {dir}; build them with: \
                          antiproof tables build --dir {dir} --rules {} {}",
                         m.join(", "),
-                        self.rule_set(),
+                        self.rule_set,
                         m.join(" ")
                     )?;
                 }
@@ -483,7 +477,7 @@ impl fmt::Display for Report {
             }
             Verdict::Rejected(r) => writeln!(f, "REJECTED {r}")?,
         }
-        writeln!(f, "rules:       {}", self.rule_set())?;
+        writeln!(f, "rules:       {}", self.rule_set)?;
         if !self.root_line.is_empty() {
             writeln!(f, "root line:   {}", self.root_line)?;
         }

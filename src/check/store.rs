@@ -15,7 +15,7 @@
 //! proof, plus the positions of the widest level.
 
 use super::game::{self, End, EndKind};
-use super::{LeafTables, Leaves, Reason, Rejection, Report, Rules, Verdict};
+use super::{LeafTables, Leaves, Reason, Rejection, Report, RuleSet, Rules, Verdict};
 use crate::store::{self, Record};
 use crate::wintree::MoveCode;
 use rayon::prelude::*;
@@ -352,7 +352,7 @@ pub fn check_store_with<S: StoreSource + ?Sized>(
 ) -> Report {
     let t0 = Instant::now();
     let mut report = Report::begin(
-        rules,
+        RuleSet::from(rules),
         root,
         root_line.to_string(),
         winner.unwrap_or(root.turn()),

@@ -31,10 +31,10 @@ use std::sync::{Arc, Mutex, RwLock};
 /// it: loaded on first use, certified after the walk.
 pub struct LeafTables {
     dir: PathBuf,
-    rules: Rules,
-    /// Tables that respect the fifty-move rule (values are distances to
-    /// the next capture or pawn move): see [`LeafTables::open_rule_set`].
-    fifty_move: bool,
+    /// The rule set (tables that respect the fifty-move rule, whose values
+    /// are distances to the next capture or pawn move, when it has it: see
+    /// [`LeafTables::open`]).
+    rule_set: crate::vocab::RuleSet,
     loaded: RwLock<HashMap<u64, Arc<Table>>>,
     /// Canonical materials read while scoring leaves.
     used: Mutex<BTreeSet<MaterialName>>,
@@ -69,7 +69,7 @@ impl fmt::Debug for LeafTables {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LeafTables")
             .field("dir", &self.dir)
-            .field("rules", &self.rules)
+            .field("rule_set", &self.rule_set)
             .finish_non_exhaustive()
     }
 }
@@ -92,12 +92,22 @@ pub struct TablesUsed {
 }
 
 impl LeafTables {
-    /// Tables of `rules` in `dir` (nothing is read yet).
-    pub fn open(dir: impl AsRef<Path>, rules: super::Rules) -> LeafTables {
+    /// Tables of `rules` (a whole rule set, or a stalemate rule alone:
+    /// without the fifty-move rule) in `dir` (nothing is read yet).
+    ///
+    /// With the fifty-move rule on, the tables read are those built for it,
+    /// and [`LeafTables::score`] gives, for the side to move at a half-move
+    /// clock of 0, `Win(n)` / `Loss(n)` where `n` is the plies to the next
+    /// capture or pawn move (or game end) under best play within the rule,
+    /// and `Draw` for everything else (cursed wins and blessed losses
+    /// included). A leaf at clock `c` is then won by the side to move iff
+    /// `Win(n)` with `c + n <= 100`. Game ends (`n = 0`) count at any clock
+    /// up to 100 ([`Value::decisive_at`]). Certification
+    /// ([`LeafTables::certify_used`]) certifies these tables under the rule.
+    pub fn open(dir: impl AsRef<Path>, rules: impl Into<crate::vocab::RuleSet>) -> LeafTables {
         LeafTables {
             dir: dir.as_ref().to_path_buf(),
-            rules,
-            fifty_move: false,
+            rule_set: rules.into(),
             loaded: RwLock::default(),
             used: Mutex::default(),
             missing: Mutex::default(),
@@ -107,31 +117,14 @@ impl LeafTables {
         }
     }
 
-    /// Tables of a whole rule set. With the fifty-move rule on, the tables
-    /// read are those built for it, and [`LeafTables::score`] gives, for the
-    /// side to move at a half-move clock of 0, `Win(n)` / `Loss(n)` where
-    /// `n` is the plies to the next capture or pawn move (or game end)
-    /// under best play within the rule, and `Draw` for everything else
-    /// (cursed wins and blessed losses included). A leaf at clock `c` is
-    /// then won by the side to move iff `Win(n)` with `c + n <= 100`.
-    /// Game ends (`n = 0`) count at any clock up to 100
-    /// ([`Value::decisive_at`]). Certification ([`LeafTables::certify_used`])
-    /// certifies these tables under the rule.
-    pub fn open_rule_set(dir: impl AsRef<Path>, rules: crate::vocab::RuleSet) -> LeafTables {
-        LeafTables {
-            fifty_move: rules.fifty_move,
-            ..LeafTables::open(dir, rules.stalemate)
-        }
-    }
-
     /// The whole rule set.
     pub fn rule_set(&self) -> crate::vocab::RuleSet {
-        crate::vocab::RuleSet::new(self.rules, self.fifty_move)
+        self.rule_set
     }
 
     /// Whether these are tables for the fifty-move rule.
     pub fn fifty_move(&self) -> bool {
-        self.fifty_move
+        self.rule_set.fifty_move
     }
 
     /// Keep certification records in `dir` instead of this user's state
@@ -161,16 +154,16 @@ impl LeafTables {
         if let Some(t) = self.loaded.read().unwrap().get(&m.key()) {
             return Ok(t.clone());
         }
-        let path = format::table_path_rule_set(&self.dir, &m, self.rule_set());
+        let path = format::table_path(&self.dir, &m, self.rule_set);
         if !path.exists() {
             self.missing.lock().unwrap().insert(MaterialName(m));
             return Err(TableError::Missing {
                 material: m.to_string(),
-                rules: self.rule_set(),
+                rules: self.rule_set,
                 path,
             });
         }
-        let t = Arc::new(Table::open_expected_rule_set(&path, self.rule_set(), &m)?);
+        let t = Arc::new(Table::open_expected(&path, self.rule_set, &m)?);
         self.loaded.write().unwrap().insert(m.key(), t.clone());
         Ok(t)
     }
@@ -178,11 +171,11 @@ impl LeafTables {
     /// The value of a leaf for its side to move, from the tables (not yet
     /// certified: see [`LeafTables::certify_used`]); every table read is
     /// noted as used. Under the fifty-move rule, the fifty-move value at a
-    /// half-move clock of 0 (see [`LeafTables::open_rule_set`]).
+    /// half-move clock of 0 (see [`LeafTables::open`]).
     pub fn score(&self, pos: &Antichess) -> Result<Value, TableError> {
-        certify::probe_shakmaty_rule_set(
+        certify::probe_shakmaty(
             pos,
-            self.rule_set(),
+            self.rule_set,
             &Source {
                 tables: self,
                 note: true,
@@ -200,9 +193,9 @@ impl LeafTables {
             .collect()
     }
 
-    /// The rule set.
+    /// The stalemate rule.
     pub fn rules(&self) -> Rules {
-        self.rules
+        self.rule_set.stalemate
     }
 
     /// The names of the tables read by [`LeafTables::score`] so far.
@@ -272,7 +265,7 @@ impl LeafTables {
                 Err(e) => {
                     return Err(format!(
                         "endgame table {name} ({}) is not certified: {e}",
-                        self.rule_set()
+                        self.rule_set
                     ));
                 }
             }

@@ -107,7 +107,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
         if !dir.is_dir() {
             anyhow::bail!("--tables {}: not a directory", dir.display());
         }
-        Some(Tables::open_rule_set(dir, rule_set))
+        Some(Tables::open(dir, rule_set))
     } else {
         None
     };

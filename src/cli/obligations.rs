@@ -42,7 +42,7 @@ pub(super) struct Obligations {
 /// rule does not discharge one owed under it; the reverse does), a
 /// malformed line, a position that is illegal or already a finished game
 /// is an error naming the line number.
-pub(super) fn read_rule_set(path: &Path, set: RuleSet) -> anyhow::Result<Obligations> {
+pub(super) fn read(path: &Path, set: RuleSet) -> anyhow::Result<Obligations> {
     let rules = set.stalemate;
     // Never a FIFO, a device or a directory: refused at once, not waited on.
     let text = crate::fsutil::read_regular_to_string(path)

@@ -128,7 +128,7 @@ fn build(a: BuildArgs) -> anyhow::Result<u8> {
         parse_materials(&a.materials)?
     };
     let dir = a.common.dir();
-    let tables = Tables::open_building_rule_set(&dir, rule_set);
+    let tables = Tables::open_building(&dir, rule_set);
     let start = Instant::now();
     let mut out = crate::cli::out::stdout();
     writeln!(
@@ -204,7 +204,7 @@ fn tables_in_dir(dir: &std::path::Path, rules: RuleSet) -> anyhow::Result<Vec<Ma
 
 /// How to replace a rejected table.
 fn rebuild_hint(dir: &std::path::Path, m: &Material, rules: RuleSet) -> String {
-    let path = crate::tables::format::table_path_rule_set(dir, m, rules);
+    let path = crate::tables::format::table_path(dir, m, rules);
     format!(
         "  to rebuild it: delete {}, then run antiproof tables build --dir {} --rules {rules} {m}",
         path.display(),
@@ -236,7 +236,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<u8> {
             stack.extend(m.successors());
         }
     }
-    let tables = Tables::open_rule_set(&dir, rules);
+    let tables = Tables::open(&dir, rules);
     let records_dir = record::default_dir();
     let mut records = Records::load_in(records_dir.as_deref()).with_context(|| {
         format!(
@@ -399,7 +399,7 @@ fn probe(a: ProbeArgs) -> anyhow::Result<u8> {
         );
     }
     let dir = a.common.dir();
-    let tables = Tables::open_building_rule_set(&dir, rule_set);
+    let tables = Tables::open_building(&dir, rule_set);
     if pos.outcome(rules).is_none() {
         // Missing tables are built, and kept: said before (a build takes
         // seconds to minutes), and where, which is the user's cache
@@ -508,7 +508,7 @@ fn bench(a: BenchArgs) -> anyhow::Result<u8> {
             dir.display()
         );
     }
-    let tables = Tables::open_rule_set(&dir, rules);
+    let tables = Tables::open(&dir, rules);
     for m in &materials {
         tables.table(m)?;
     }

@@ -137,7 +137,7 @@ pub fn run(args: UciArgs) -> anyhow::Result<u8> {
                 "table directory {}: no such directory",
                 dir.display()
             );
-            Some(Tables::open_rule_set(dir, rules))
+            Some(Tables::open(dir, rules))
         }
         None => None,
     };

@@ -265,7 +265,7 @@ fn leaf_tables(args: &VerifyArgs) -> anyhow::Result<Option<std::sync::Arc<check:
         anyhow::bail!("--tables {}: not a directory", dir.display());
     }
     Ok(Some(std::sync::Arc::new(
-        check::LeafTables::open_rule_set(dir, args.rules.rule_set()).recertify(args.recertify),
+        check::LeafTables::open(dir, args.rules.rule_set()).recertify(args.recertify),
     )))
 }
 
@@ -487,8 +487,12 @@ fn write_obligations(out: &Path, tree: &Path, report: &check::Report) -> anyhow:
         "{}\n# file: {}\n# rules: {}\n# fifty-move-rule: {}\n# winner: {}\n# root: {}\n# open: {}\n",
         crate::fsutil::OBLIGATIONS_MAGIC,
         tree.display(),
-        report.rules.name(),
-        if report.fifty_move { "yes" } else { "no" },
+        report.rule_set.stalemate.name(),
+        if report.rule_set.fifty_move {
+            "yes"
+        } else {
+            "no"
+        },
         game::color_name(report.winner),
         report.root_fen,
         report.open_count

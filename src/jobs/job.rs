@@ -113,7 +113,7 @@ pub struct Job {
     pub file: JobFile,
     /// The root position.
     pub root: Position,
-    /// The rule set.
+    /// The stalemate rule (jobs run without the fifty-move rule).
     pub rules: Rules,
     /// The side to prove a win for.
     pub winner: Color,

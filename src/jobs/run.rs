@@ -119,7 +119,8 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
     };
     let thresholds = job.file.thresholds;
     let config = Config {
-        rules: job.rules,
+        // Jobs run without the fifty-move rule (`prove --jobs` refuses it).
+        rule_set: crate::vocab::RuleSet::from(job.rules),
         tt_bytes: usize::try_from(table_bytes(&job.file.id, b.memory_bytes, b.threads))
             .unwrap_or(usize::MAX),
         limits,
@@ -127,8 +128,6 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
         threads: b.threads as usize,
         shrink_alternatives: false,
         seed: 0,
-        // Jobs run without the fifty-move rule (`prove --jobs` refuses it).
-        fifty_move: false,
     };
     let report = std::thread::scope(|scope| {
         std::thread::Builder::new()

@@ -126,7 +126,8 @@ impl From<StoreError> for StateError {
 /// A run's state as read from a file or the store.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunState {
-    /// The rule set of the search.
+    /// The stalemate rule of the search (jobs run without the fifty-move
+    /// rule).
     pub rules: Rules,
     /// The top tree's values by id, the header's included, as the store
     /// holds them.

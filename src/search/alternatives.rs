@@ -141,7 +141,7 @@ impl Prover<'_> {
         max_positions: u64,
     ) -> Result<AlternativeFigures, SearchError> {
         let mut figures = AlternativeFigures::default();
-        if self.writer.store.is_none() || self.fifty {
+        if self.writer.store.is_none() || self.rule_set.fifty_move {
             return Ok(figures);
         }
         // The proofs of alternatives are committed together, not one at a
@@ -275,7 +275,7 @@ impl Prover<'_> {
                 size: 1,
                 tables,
             };
-            if let Some(o) = c.outcome(self.rules) {
+            if let Some(o) = c.outcome(self.rule_set.stalemate) {
                 if o == Outcome::Win(self.prover) {
                     best = Some((m, leaf(false)));
                 }

@@ -84,9 +84,9 @@ impl Prover<'_> {
     fn tt_header(&self, root: &Position) -> [u8; TT_HEADER] {
         let mut h = [0u8; TT_HEADER];
         h[..8].copy_from_slice(TT_MAGIC);
-        h[8] = self.rules.code();
+        h[8] = self.rule_set.stalemate.code();
         h[9] = self.prover as u8;
-        if self.fifty {
+        if self.rule_set.fifty_move {
             h[10] = 1;
             h[11] = root.halfmoves().min(255) as u8;
         }
@@ -140,7 +140,7 @@ impl Prover<'_> {
                 continue;
             }
             if v.pn == 0 {
-                if v.dn >= 20 && child.outcome(self.rules).is_none() {
+                if v.dn >= 20 && child.outcome(self.rule_set.stalemate).is_none() {
                     *extractions -= 1;
                     self.search.path.push(z, irr);
                     self.checkpoint(&child, ckey);

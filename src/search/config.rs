@@ -1,6 +1,6 @@
 //! The settings of a proving run.
 
-use crate::rules::Rules;
+use crate::vocab::RuleSet;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -22,12 +22,11 @@ pub const MAX_THREADS: usize = 1024;
 
 /// Settings of a proving run.
 pub struct Config {
-    /// The stalemate rule.
-    pub rules: Rules,
-    /// The fifty-move rule ([`crate::vocab::FIFTY_MOVE_PLIES`]): a position
-    /// that is not a finished game at a half-move clock of 100 or more is a
-    /// draw. The root's clock is its [`crate::rules::Position::halfmoves`].
-    pub fifty_move: bool,
+    /// The rule set: the stalemate rule, and whether the fifty-move rule
+    /// ([`crate::vocab::FIFTY_MOVE_PLIES`]) holds: a position that is not
+    /// a finished game at a half-move clock of 100 or more is then a draw.
+    /// The root's clock is its [`crate::rules::Position::halfmoves`].
+    pub rule_set: RuleSet,
     /// Bytes for the transposition table.
     pub tt_bytes: usize,
     /// Limits.
@@ -48,18 +47,10 @@ pub struct Config {
     pub seed: u64,
 }
 
-impl Config {
-    /// The whole rule set.
-    pub fn rule_set(&self) -> crate::vocab::RuleSet {
-        crate::vocab::RuleSet::new(self.rules, self.fifty_move)
-    }
-}
-
 impl Default for Config {
     fn default() -> Config {
         Config {
-            rules: Rules::International,
-            fifty_move: false,
+            rule_set: RuleSet::default(),
             tt_bytes: 64 << 20,
             limits: Limits::default(),
             checkpoint_size: 20_000,

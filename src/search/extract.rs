@@ -178,11 +178,11 @@ impl Prover<'_> {
             Known::Fits(i) => return Ok(Some(i)),
             Known::No | Known::TooTight => {}
         }
-        if let Some(o) = pos.outcome(self.rules) {
+        if let Some(o) = pos.outcome(self.rule_set.stalemate) {
             return Ok((o == Outcome::Win(self.prover))
                 .then(|| self.ex.new_leaf(pos, packed, ExKind::Terminal, 0)));
         }
-        if self.fifty && pos.halfmoves() >= FIFTY_MOVE_PLIES {
+        if self.rule_set.fifty_move && pos.halfmoves() >= FIFTY_MOVE_PLIES {
             return Ok(None);
         }
         // Below the extraction's root, an endgame-table position is a leaf.
@@ -225,7 +225,7 @@ impl Prover<'_> {
     /// The half-move clock of `pos` under the fifty-move rule.
     #[inline]
     fn clock(&self, pos: &Position) -> Option<u32> {
-        self.fifty.then(|| pos.halfmoves())
+        self.rule_set.fifty_move.then(|| pos.halfmoves())
     }
 
     /// The need of a node reached by `m` from its parent: 1 for a capture
@@ -255,9 +255,10 @@ impl Prover<'_> {
                     continue;
                 } else if let Known::Fits(_) = known {
                     0
-                } else if child.outcome(self.rules) == Some(Outcome::Win(self.prover)) {
+                } else if child.outcome(self.rule_set.stalemate) == Some(Outcome::Win(self.prover))
+                {
                     0
-                } else if self.fifty && child.halfmoves() >= FIFTY_MOVE_PLIES {
+                } else if self.rule_set.fifty_move && child.halfmoves() >= FIFTY_MOVE_PLIES {
                     continue;
                 } else if let Some(win) = self.endgame_win(&child) {
                     if !win {

@@ -10,9 +10,10 @@ use super::shrink::shrink_stored_proof;
 use super::tt::INF;
 use super::walk::{WALK_LIMIT, walk_proof_with};
 use super::write::Writer;
-use crate::rules::{Color, Position, Rules};
+use crate::rules::{Color, Position};
 use crate::store::{Store, Verdict};
 use crate::tables::Tables;
+use crate::vocab::RuleSet;
 use std::time::{Duration, Instant};
 
 /// Proofs up to this many positions (by the records' estimate) are shrunk
@@ -21,10 +22,9 @@ const SHRINK_LIMIT: u64 = 5_000_000;
 
 /// A proving run over one root position.
 pub struct Prover<'s> {
-    /// The stalemate rule.
-    pub(super) rules: Rules,
-    /// The fifty-move rule is on (see [`super::dfpn`]).
-    pub(super) fifty: bool,
+    /// The rule set: the stalemate rule, and whether the fifty-move rule
+    /// is on (see [`super::dfpn`]).
+    pub(super) rule_set: RuleSet,
     /// The side proven to win.
     pub(super) prover: Color,
     /// Endgame tables scoring positions of 4 men or fewer.
@@ -61,13 +61,12 @@ impl<'s> Prover<'s> {
         winner: Color,
         store: Option<&'s Store>,
     ) -> Result<Prover<'s>, SearchError> {
-        let writer = Writer::open(store, config.rule_set())?;
+        let writer = Writer::open(store, config.rule_set)?;
         let limits = config.limits.clone();
         let mut search = Search::new(config.tt_bytes, config.limits, config.checkpoint_size);
         search.seed = config.seed;
         Ok(Prover {
-            rules: config.rules,
-            fifty: config.fifty_move,
+            rule_set: config.rule_set,
             prover: winner,
             tables: None,
             search,
@@ -112,8 +111,10 @@ impl<'s> Prover<'s> {
             return None;
         }
         let v = t.probe(pos)?;
-        let fits =
-            |n: u16| !self.fifty || pos.halfmoves() + n as u32 <= crate::vocab::FIFTY_MOVE_PLIES;
+        let fits = |n: u16| {
+            !self.rule_set.fifty_move
+                || pos.halfmoves() + n as u32 <= crate::vocab::FIFTY_MOVE_PLIES
+        };
         let need = |n: u16| n.min(u8::MAX as u16) as u8;
         Some(match v {
             crate::tables::Value::Win(n) => (pos.turn() == self.prover && fits(n), need(n)),
@@ -126,7 +127,7 @@ impl<'s> Prover<'s> {
     /// half-move clock: always without the fifty-move rule.
     #[inline]
     pub(super) fn fits(&self, pos: &Position, need: Option<u8>) -> bool {
-        !self.fifty
+        !self.rule_set.fifty_move
             || pos.halfmoves() + need.unwrap_or(u8::MAX) as u32 <= crate::vocab::FIFTY_MOVE_PLIES
     }
 
@@ -181,7 +182,7 @@ impl<'s> Prover<'s> {
         history: &[Position],
         root: &Position,
     ) -> Result<ProveReport, SearchError> {
-        if let Some(o) = root.outcome(self.rules) {
+        if let Some(o) = root.outcome(self.rule_set.stalemate) {
             return Err(SearchError::GameOver(o));
         }
         self.search.budget.restart();
@@ -207,7 +208,7 @@ impl<'s> Prover<'s> {
             elapsed: Duration::ZERO,
         };
         // A draw by the fifty-move rule already.
-        if self.fifty && root.halfmoves() >= crate::vocab::FIFTY_MOVE_PLIES {
+        if self.rule_set.fifty_move && root.halfmoves() >= crate::vocab::FIFTY_MOVE_PLIES {
             report.result = ProveResult::Disproven;
             report.root_pn = INF;
             report.root_dn = 0;
@@ -323,7 +324,7 @@ impl<'s> Prover<'s> {
         }
         let line = self.search.path.entries();
         let root_len = self.search.root_len;
-        let (rules, fifty, prover, tables) = (self.rules, self.fifty, self.prover, self.tables);
+        let (rule_set, prover, tables) = (self.rule_set, self.prover, self.tables);
         let store = self.writer.store;
         let limits = self.limits.clone();
         let seed = self.search.seed;
@@ -339,8 +340,7 @@ impl<'s> Prover<'s> {
                         .stack_size(super::run::STACK_BYTES)
                         .spawn_scoped(scope, move || {
                             let config = Config {
-                                rules,
-                                fifty_move: fifty,
+                                rule_set,
                                 tt_bytes: 0,
                                 limits,
                                 checkpoint_size: INF,
@@ -459,7 +459,7 @@ impl<'s> Prover<'s> {
     /// Under the fifty-move rule, sets the report's proof need from the
     /// root's record, when proven.
     fn root_need(&self, root: &Position, report: &mut ProveReport) -> Result<(), SearchError> {
-        if self.fifty && report.result == ProveResult::Proven {
+        if self.rule_set.fifty_move && report.result == ProveResult::Proven {
             report.proof_need = self
                 .writer
                 .stored_entry(root)?

@@ -242,10 +242,10 @@ fn lookup<S: TableSource>(pos: &Antichess, rules: RuleSet, src: &S) -> Result<Va
         });
     }
     src.with_table(&m.canonical(), |t| {
-        if t.header.rule_set() != rules {
+        if t.header.rule_set != rules {
             return Err(TableError::WrongRules {
-                path: format::table_path_rule_set(Path::new(""), &t.header.material, rules),
-                found: t.header.rule_set(),
+                path: format::table_path(Path::new(""), &t.header.material, rules),
+                found: t.header.rule_set,
             });
         }
         let sq = squares(pos, &m, &t.layout);
@@ -308,29 +308,23 @@ fn expected_value<S: TableSource>(
 }
 
 /// The checker's probe: the value of a shakmaty antichess position for the
-/// side to move from tables in `src` (game ends and en passant handled
-/// here, with shakmaty). `Err` when a table is missing or the position has
-/// more than 4 men.
+/// side to move under `rules` (a whole rule set, or a stalemate rule alone:
+/// without the fifty-move rule) from tables in `src` (game ends and en
+/// passant handled here, with shakmaty). `Err` when a table is missing or
+/// the position has more than 4 men.
+///
+/// Under the fifty-move rule `src` must hold tables built for it, and the
+/// value is the fifty-move value of the position at a half-move clock of 0
+/// (`Win(n)` / `Loss(n)`, `n` the plies to the next capture, pawn move or
+/// game end; a position at clock `c` is decided iff
+/// [`Value::decisive_at`]`(c)`). A position with a legal en-passant capture
+/// is valued over its moves (all captures): a win or loss in 1, or a draw.
 pub fn probe_shakmaty<S: TableSource>(
     pos: &Antichess,
-    rules: Rules,
+    rules: impl Into<RuleSet>,
     src: &S,
 ) -> Result<Value, TableError> {
-    probe_shakmaty_rule_set(pos, rules.into(), src)
-}
-
-/// As [`probe_shakmaty`] for a whole rule set: under the fifty-move rule
-/// `src` must hold tables built for it, and the value is the fifty-move
-/// value of the position at a half-move clock of 0 (`Win(n)` / `Loss(n)`,
-/// `n` the plies to the next capture, pawn move or game end; a position
-/// at clock `c` is decided iff [`Value::decisive_at`]`(c)`). A position
-/// with a legal en-passant capture is valued over its moves (all captures):
-/// a win or loss in 1, or a draw.
-pub fn probe_shakmaty_rule_set<S: TableSource>(
-    pos: &Antichess,
-    rules: RuleSet,
-    src: &S,
-) -> Result<Value, TableError> {
+    let rules: RuleSet = rules.into();
     if pos.us().is_empty() {
         return Ok(Value::Win(0));
     }
@@ -355,7 +349,7 @@ pub fn probe_shakmaty_rule_set<S: TableSource>(
 /// the tables its moves lead to, and the table itself.
 pub fn certify<S: TableSource + Sync>(table: &Table, src: &S) -> Result<Certified, CertifyError> {
     let layout = &table.layout;
-    let rules = table.header.rule_set();
+    let rules = table.header.rule_set;
     let name = layout.material.to_string();
     if !table.checksum_ok() || !table.overflow_ok() {
         return Err(CertifyError::Malformed {

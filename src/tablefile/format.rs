@@ -116,11 +116,9 @@ impl Stats {
 /// A table header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
-    /// Rule set (the stalemate rule).
-    pub rules: Rules,
-    /// Whether the values respect the fifty-move rule (header flag
-    /// [`FLAG_FIFTY_MOVE`]).
-    pub fifty_move: bool,
+    /// Rule set: the stalemate rule, and whether the values respect the
+    /// fifty-move rule (header flag [`FLAG_FIFTY_MOVE`]).
+    pub rule_set: RuleSet,
     /// Material, canonical.
     pub material: Material,
     /// Entries.
@@ -138,10 +136,14 @@ impl Header {
         let mut b = [0u8; HEADER_LEN];
         b[0..8].copy_from_slice(MAGIC);
         b[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-        b[12] = self.rules.code();
+        b[12] = self.rule_set.stalemate.code();
         b[13] = layout.men as u8;
         b[14] = layout.sym_mask;
-        b[15] = if self.fifty_move { FLAG_FIFTY_MOVE } else { 0 };
+        b[15] = if self.rule_set.fifty_move {
+            FLAG_FIFTY_MOVE
+        } else {
+            0
+        };
         let name = self.material.to_string();
         b[16..16 + name.len()].copy_from_slice(name.as_bytes());
         b[32..40].copy_from_slice(&self.entries.to_le_bytes());
@@ -187,8 +189,7 @@ impl Header {
         let name = std::str::from_utf8(&b[16..16 + name_end]).map_err(|_| bad("material name"))?;
         let material: Material = name.parse().map_err(|_| bad("material name"))?;
         Ok(Header {
-            rules,
-            fifty_move: b[15] & FLAG_FIFTY_MOVE != 0,
+            rule_set: RuleSet::new(rules, b[15] & FLAG_FIFTY_MOVE != 0),
             material,
             entries: u64_at(32),
             overflow: u64_at(84),
@@ -205,34 +206,17 @@ impl Header {
     }
 }
 
-impl Header {
-    /// The whole rule set of the table.
-    pub fn rule_set(&self) -> RuleSet {
-        RuleSet::new(self.rules, self.fifty_move)
-    }
-}
-
-/// The file name of a table: `<MATERIAL>.<rules>.apt`, e.g.
-/// `KNvB.international.apt`.
-pub fn file_name(material: &Material, rules: Rules) -> String {
-    file_name_rule_set(material, rules.into())
-}
-
-/// The file name of a table of a whole rule set:
+/// The file name of a table of `rules` (a whole rule set, or a stalemate
+/// rule alone: without the fifty-move rule):
 /// `<MATERIAL>.<rule set file name>.apt`, e.g. `KNvB.international.apt`,
 /// `KBNvK.international_fifty.apt`.
-pub fn file_name_rule_set(material: &Material, rules: RuleSet) -> String {
-    format!("{}.{}.apt", material.canonical(), rules.file_name())
+pub fn file_name(material: &Material, rules: impl Into<RuleSet>) -> String {
+    format!("{}.{}.apt", material.canonical(), rules.into().file_name())
 }
 
-/// The path of a table in a directory.
-pub fn table_path(dir: &Path, material: &Material, rules: Rules) -> PathBuf {
+/// The path of a table of `rules` in a directory (see [`file_name`]).
+pub fn table_path(dir: &Path, material: &Material, rules: impl Into<RuleSet>) -> PathBuf {
     dir.join(file_name(material, rules))
-}
-
-/// The path of a table of a whole rule set in a directory.
-pub fn table_path_rule_set(dir: &Path, material: &Material, rules: RuleSet) -> PathBuf {
-    dir.join(file_name_rule_set(material, rules))
 }
 
 enum Data {
@@ -251,11 +235,13 @@ pub struct Table {
 }
 
 impl Table {
-    /// A table from built data: one byte per entry, and the codes of the
-    /// entries holding [`ESCAPE`], sorted by index.
+    /// A table of `rules` (a whole rule set, whose fifty-move rule is the
+    /// header flag written to its file, or a stalemate rule alone: without
+    /// the fifty-move rule) from built data: one byte per entry, and the
+    /// codes of the entries holding [`ESCAPE`], sorted by index.
     pub fn from_data(
         layout: Layout,
-        rules: Rules,
+        rules: impl Into<RuleSet>,
         mut data: Vec<u8>,
         overflow: Vec<(u32, u16)>,
         stats: Stats,
@@ -266,8 +252,7 @@ impl Table {
             data.extend_from_slice(&c.to_le_bytes());
         }
         let header = Header {
-            rules,
-            fifty_move: false,
+            rule_set: rules.into(),
             material: layout.material,
             entries,
             overflow: overflow.len() as u64,
@@ -279,13 +264,6 @@ impl Table {
             header,
             data: Data::Owned(data),
         }
-    }
-
-    /// The same table marked as respecting the fifty-move rule or not (the
-    /// header flag written to its file).
-    pub fn with_fifty_move(mut self, fifty_move: bool) -> Table {
-        self.header.fifty_move = fifty_move;
-        self
     }
 
     /// Everything after the header.
@@ -400,31 +378,24 @@ impl Table {
         .map_err(io)
     }
 
-    /// Opens the table file of `material` under `rules` (as found at its
-    /// path in a table directory), checking everything [`Table::open`]
+    /// Opens the table file of `material` under `rules` (a whole rule set,
+    /// or a stalemate rule alone: without the fifty-move rule), as found at
+    /// its path in a table directory, checking everything [`Table::open`]
     /// checks with the data checksum, and that the header names this rule
-    /// set and material: the one way both the prover's tables and the
-    /// checker open a table from a directory.
+    /// set (stalemate rule and fifty-move flag) and material: the one way
+    /// both the prover's tables and the checker open a table from a
+    /// directory.
     pub fn open_expected(
         path: &Path,
-        rules: Rules,
+        rules: impl Into<RuleSet>,
         material: &Material,
     ) -> Result<Table, TableError> {
-        Table::open_expected_rule_set(path, rules.into(), material)
-    }
-
-    /// As [`Table::open_expected`] for a whole rule set: the header's
-    /// fifty-move flag must match too.
-    pub fn open_expected_rule_set(
-        path: &Path,
-        rules: RuleSet,
-        material: &Material,
-    ) -> Result<Table, TableError> {
+        let rules: RuleSet = rules.into();
         let t = Table::open(path, true)?;
-        if t.header.rule_set() != rules {
+        if t.header.rule_set != rules {
             return Err(TableError::WrongRules {
                 path: path.to_path_buf(),
-                found: t.header.rule_set(),
+                found: t.header.rule_set,
             });
         }
         if t.header.material != *material {

@@ -13,8 +13,9 @@
 //! * [`record`]: certification records, so that certified table files are
 //!   not certified again.
 //!
-//! The rule set of a table is [`Rules`], the crate's one rule-set type
-//! (from `crate::vocab`, which holds no rules logic).
+//! The rule set of a table is a [`RuleSet`]: its stalemate rule
+//! ([`Rules`]) and whether it was built under the fifty-move rule (both
+//! from `crate::vocab`, which holds no rules logic).
 
 pub mod certify;
 pub mod format;

@@ -278,7 +278,7 @@ pub fn certify_or_reuse<S: TableSource + Sync>(
     records: &mut Records,
     recertify: bool,
 ) -> Result<Certification, CertifyError> {
-    let rules = table.header.rule_set();
+    let rules = table.header.rule_set;
     let name = table.header.material.to_string();
     let digest = digest(table);
     if !recertify

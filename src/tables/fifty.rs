@@ -38,7 +38,7 @@ use super::generate::{
     push_level,
 };
 use super::index::{Layout, Squares};
-use super::{RuleSet, TableError, TableSource, Value, value_of_rule_set};
+use super::{RuleSet, TableError, TableSource, Value, value_of};
 use crate::rules::{MoveList, Piece, Role, Rules};
 use crate::vocab::FIFTY_MOVE_PLIES;
 use rayon::prelude::*;
@@ -156,7 +156,7 @@ impl<S: TableSource + Sync> Gen<'_, S> {
             let sq = layout.squares(index as u64);
             let pos = position_of(&self.pieces, &sq);
             if pos.outcome(rules).is_some() {
-                let v = value_of_rule_set(&pos, rule_set, self.deps)?;
+                let v = value_of(&pos, rule_set, self.deps)?;
                 out.push(Forward {
                     index,
                     code: encode_value(v, layout)?,
@@ -176,7 +176,7 @@ impl<S: TableSource + Sync> Gen<'_, S> {
                 let next = pos.play(m);
                 let child =
                     if m.is_capture() || m.promotion().is_some() || next.ep_square().is_some() {
-                        value_of_rule_set(&next, rule_set, self.deps)?
+                        value_of(&next, rule_set, self.deps)?
                     } else {
                         // A pawn move in this table: a more advanced layer.
                         let c = val[layout.encode(&self.moved(&sq, m)) as usize];

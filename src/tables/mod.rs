@@ -3,7 +3,7 @@
 //!
 //! * [`generate`]: retrograde generation with `crate::rules`.
 //! * [`fifty`]: the same under the fifty-move rule (distances to the next
-//!   capture or pawn move, cursed wins drawn; see [`Tables::open_rule_set`]).
+//!   capture or pawn move, cursed wins drawn; see [`Tables::open`]).
 //! * [`Tables`]: a directory of tables, built on demand, and the prover's
 //!   probe.
 //!
@@ -19,7 +19,7 @@
 //! en-passant capture is legal are not in any table: their value is the
 //! best over their moves (all captures), one ply ahead.
 //!
-//! Tables under the fifty-move rule ([`Tables::open_rule_set`], built by
+//! Tables under the fifty-move rule ([`Tables::open`], built by
 //! [`fifty`]) hold instead the value under the rule at a half-move clock of
 //! 0 with the plies to the next capture or pawn move (DTZ); see
 //! `docs/tables.md`, "Tables under the fifty-move rule".
@@ -56,26 +56,19 @@ pub fn material_of(pos: &Position) -> Material {
     m
 }
 
-/// The value of a position for its side to move, from its game end, a
-/// table, or (en passant possible) one ply ahead.
+/// The value of a position for its side to move under `rules` (a whole
+/// rule set, or a stalemate rule alone: without the fifty-move rule), from
+/// its game end, a table, or (en passant possible) one ply ahead. Under
+/// the fifty-move rule, the fifty-move value at a half-move clock of 0
+/// (`src` holding the tables built for the rule; see [`Tables::open`]); a
+/// position with en passant is then valued over its moves (all captures,
+/// so each a win or loss in 1 or a draw).
 pub fn value_of<S: TableSource>(
     pos: &Position,
-    rules: Rules,
+    rules: impl Into<RuleSet>,
     src: &S,
 ) -> Result<Value, TableError> {
-    value_of_rule_set(pos, rules.into(), src)
-}
-
-/// As [`value_of`] for a whole rule set: under the fifty-move rule, the
-/// fifty-move value at a half-move clock of 0 (`src` holding the tables
-/// built for the rule; see [`Tables::open_rule_set`]). A position with en
-/// passant is then valued over its moves (all captures, so each a win or
-/// loss in 1 or a draw).
-pub fn value_of_rule_set<S: TableSource>(
-    pos: &Position,
-    rule_set: RuleSet,
-    src: &S,
-) -> Result<Value, TableError> {
+    let rule_set = rules.into();
     let rules = rule_set.stalemate;
     if let Some(o) = pos.outcome(rules) {
         return Ok(match o {
@@ -93,7 +86,7 @@ pub fn value_of_rule_set<S: TableSource>(
     if pos.ep_square().is_some() {
         let mut best: Option<Value> = None;
         for &m in pos.legal_moves().iter() {
-            let child = value_of_rule_set(&pos.play(m), rule_set, src)?;
+            let child = value_of(&pos.play(m), rule_set, src)?;
             let v = if rule_set.fifty_move {
                 child.after_move_fifty(m.is_irreversible())
             } else {
@@ -121,7 +114,7 @@ pub fn value_of_rule_set<S: TableSource>(
 /// first (quicker wins, then draws, then slower losses; ties in UCI order),
 /// from `child_value`, the value of the position after each move for the
 /// side to move there. Under the fifty-move rule (`rules.fifty_move`, with
-/// fifty-move values as [`Tables::open_rule_set`] gives them) at half-move
+/// fifty-move values as [`Tables::open`] gives them) at half-move
 /// clock `clock`: [`Value::after_move_fifty`], drawn unless decisive at
 /// the clock. Empty when the game is over. What `tables probe` lists and
 /// `uci` plays off a proof.
@@ -156,9 +149,9 @@ type TableMap = HashMap<u64, (Material, Arc<Table>), crate::fasthash::FastBuild>
 /// A directory of tables for one rule set, loaded on first use.
 pub struct Tables {
     dir: PathBuf,
-    rules: Rules,
-    /// Tables for the fifty-move rule: see [`Tables::open_rule_set`].
-    fifty_move: bool,
+    /// The rule set (tables for the fifty-move rule when it has it: see
+    /// [`Tables::open`]).
+    rule_set: RuleSet,
     build: bool,
     loaded: RwLock<TableMap>,
     /// Materials found missing by [`Tables::probe`] (not looked for again).
@@ -201,23 +194,12 @@ impl Tables {
         PathBuf::from("antiproof-tables")
     }
 
-    /// Opens a directory for reading only: a missing table is not built
-    /// ([`Tables::probe`] then answers `None`).
-    pub fn open(dir: impl AsRef<Path>, rules: Rules) -> Tables {
-        Tables {
-            dir: dir.as_ref().to_path_buf(),
-            rules,
-            fifty_move: false,
-            build: false,
-            loaded: RwLock::new(TableMap::default()),
-            missing: RwLock::default(),
-            building: Mutex::new(()),
-        }
-    }
-
-    /// Opens a directory for reading only, for a whole rule set. With the
-    /// fifty-move rule on, the tables read (and built, see
-    /// [`Tables::open_building_rule_set`]) are those for the rule
+    /// Opens a directory of tables of `rules` (a whole rule set, or a
+    /// stalemate rule alone: without the fifty-move rule) for reading only:
+    /// a missing table is not built ([`Tables::probe`] then answers `None`).
+    ///
+    /// With the fifty-move rule on, the tables read (and built, see
+    /// [`Tables::open_building`]) are those for the rule
     /// (`KBNvK.international_fifty.apt`), and [`Tables::probe`] and
     /// [`Tables::value`] give, for the side to move at a half-move clock of
     /// 0, `Win(n)` / `Loss(n)` where `n` is the plies to the next capture
@@ -226,42 +208,38 @@ impl Tables {
     /// at clock `c` is won by the side to move iff `Win(n)` with
     /// `c + n <= 100` ([`Value::decisive_at`]); game ends (`n = 0`) count
     /// at any clock.
-    pub fn open_rule_set(dir: impl AsRef<Path>, rules: crate::vocab::RuleSet) -> Tables {
+    pub fn open(dir: impl AsRef<Path>, rules: impl Into<RuleSet>) -> Tables {
         Tables {
-            fifty_move: rules.fifty_move,
-            ..Tables::open(dir, rules.stalemate)
+            dir: dir.as_ref().to_path_buf(),
+            rule_set: rules.into(),
+            build: false,
+            loaded: RwLock::new(TableMap::default()),
+            missing: RwLock::default(),
+            building: Mutex::new(()),
         }
     }
 
-    /// As [`Tables::open_rule_set`], building missing tables on demand.
-    pub fn open_building_rule_set(dir: impl AsRef<Path>, rules: crate::vocab::RuleSet) -> Tables {
-        Tables {
-            build: true,
-            ..Tables::open_rule_set(dir, rules)
-        }
-    }
-
-    /// The whole rule set (stalemate rule and fifty-move rule).
-    pub fn rule_set(&self) -> RuleSet {
-        RuleSet::new(self.rules, self.fifty_move)
-    }
-
-    /// Whether these are tables for the fifty-move rule.
-    pub fn fifty_move(&self) -> bool {
-        self.fifty_move
-    }
-
-    /// Opens a directory where missing tables are built on demand.
-    pub fn open_building(dir: impl AsRef<Path>, rules: Rules) -> Tables {
+    /// As [`Tables::open`], building missing tables on demand.
+    pub fn open_building(dir: impl AsRef<Path>, rules: impl Into<RuleSet>) -> Tables {
         Tables {
             build: true,
             ..Tables::open(dir, rules)
         }
     }
 
-    /// The rule set.
+    /// The whole rule set (stalemate rule and fifty-move rule).
+    pub fn rule_set(&self) -> RuleSet {
+        self.rule_set
+    }
+
+    /// Whether these are tables for the fifty-move rule.
+    pub fn fifty_move(&self) -> bool {
+        self.rule_set.fifty_move
+    }
+
+    /// The stalemate rule.
     pub fn rules(&self) -> Rules {
-        self.rules
+        self.rule_set.stalemate
     }
 
     /// The directory.
@@ -271,7 +249,7 @@ impl Tables {
 
     /// The file of a material's table.
     pub fn path(&self, material: &Material) -> PathBuf {
-        format::table_path_rule_set(&self.dir, material, self.rule_set())
+        format::table_path(&self.dir, material, self.rule_set)
     }
 
     /// The loaded tables, by canonical material.
@@ -300,7 +278,7 @@ impl Tables {
         let path = self.path(&m);
         let mut replaced = None;
         if path.exists() {
-            match Table::open_expected_rule_set(&path, self.rule_set(), &m) {
+            match Table::open_expected(&path, self.rule_set, &m) {
                 Ok(t) => {
                     let t = Arc::new(t);
                     self.loaded.write().unwrap().insert(m.key(), (m, t.clone()));
@@ -319,7 +297,7 @@ impl Tables {
         if !self.build {
             return Err(TableError::Missing {
                 material: m.to_string(),
-                rules: self.rule_set(),
+                rules: self.rule_set,
                 path,
             });
         }
@@ -333,13 +311,13 @@ impl Tables {
         }
         let start = std::time::Instant::now();
         let layout = Layout::new(&m);
-        let g = if self.fifty_move {
-            fifty::run(&layout, self.rules, &TableSet(deps))?
+        let rules = self.rule_set.stalemate;
+        let g = if self.rule_set.fifty_move {
+            fifty::run(&layout, rules, &TableSet(deps))?
         } else {
-            generate::run(&layout, self.rules, &TableSet(deps))?
+            generate::run(&layout, rules, &TableSet(deps))?
         };
-        let table = Table::from_data(layout, self.rules, g.data, g.overflow, g.stats)
-            .with_fifty_move(self.fifty_move);
+        let table = Table::from_data(layout, self.rule_set, g.data, g.overflow, g.stats);
         table.write(&path)?;
         drop(table);
         let t = Arc::new(Table::open(&path, false)?);
@@ -369,9 +347,9 @@ impl Tables {
     /// An error for more than 4 men.
     ///
     /// Under the fifty-move rule, the fifty-move value at a half-move clock
-    /// of 0 (see [`Tables::open_rule_set`]).
+    /// of 0 (see [`Tables::open`]).
     pub fn value(&self, pos: &Position) -> Result<Value, TableError> {
-        value_of_rule_set(pos, self.rule_set(), self)
+        value_of(pos, self.rule_set, self)
     }
 
     /// The prover's fast path: the value of a position with at most 4 men
@@ -380,12 +358,12 @@ impl Tables {
     /// `Tables`). Never builds, whatever the opening mode. Game ends and
     /// en-passant positions are valued directly. Under the fifty-move rule,
     /// the fifty-move value at a half-move clock of 0 (see
-    /// [`Tables::open_rule_set`]).
+    /// [`Tables::open`]).
     pub fn probe(&self, pos: &Position) -> Option<Value> {
         if pos.men() > MAX_MEN {
             return None;
         }
-        value_of_rule_set(pos, self.rule_set(), &NoBuild(self)).ok()
+        value_of(pos, self.rule_set, &NoBuild(self)).ok()
     }
 }
 
@@ -416,12 +394,12 @@ impl TableSource for NoBuild<'_> {
         if self.0.missing.read().unwrap().contains(&m.key()) {
             return Err(TableError::Missing {
                 material: m.to_string(),
-                rules: self.0.rule_set(),
+                rules: self.0.rule_set,
                 path: self.0.path(&m),
             });
         }
         let path = self.0.path(&m);
-        let t = match Table::open_expected_rule_set(&path, self.0.rule_set(), &m) {
+        let t = match Table::open_expected(&path, self.0.rule_set, &m) {
             Ok(t) => Arc::new(t),
             Err(e) => {
                 self.0.missing.write().unwrap().insert(m.key());

@@ -3,12 +3,15 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// A rule set: how a side to move with men left but no legal move scores
+/// The stalemate rule, the part of a [`RuleSet`] beside the fifty-move
+/// rule: how a side to move with men left but no legal move scores
 /// (international: it wins; FICS: fewer men wins, more loses, equal is a
 /// draw; joint: it wins only where both others agree, that is with fewer
 /// men, and any other stalemate is a draw). The game outcome itself is
 /// decided by the rules code (`crate::rules::outcome`) and, independently,
-/// by the checker.
+/// by the checker. Code that needs the whole rule set carries a
+/// [`RuleSet`]; a `Rules` alone is a rule set without the fifty-move rule
+/// (`RuleSet::from`).
 ///
 /// [`Rules::name`] and [`Rules::code`] are what stored formats hold (store
 /// table names, table file names and headers, saved transposition tables):
@@ -27,7 +30,7 @@ pub enum Rules {
 }
 
 impl Rules {
-    /// Every rule set, in code order.
+    /// Every stalemate rule, in code order.
     pub const ALL: [Rules; 3] = [Rules::International, Rules::Fics, Rules::Joint];
 
     /// `"international"`, `"fics"` or `"joint"`: the name in files, tables and output.
@@ -49,7 +52,7 @@ impl Rules {
         }
     }
 
-    /// The rule set of a stored code.
+    /// The stalemate rule of a stored code.
     pub const fn from_code(c: u8) -> Option<Rules> {
         let mut i = 0;
         while i < Rules::ALL.len() {

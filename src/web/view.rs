@@ -132,7 +132,7 @@ pub struct MoveView {
 /// Everything shown for a line.
 #[derive(Clone, Debug)]
 pub struct NodeView {
-    /// The rule set.
+    /// The stalemate rule.
     pub rules: Rules,
     /// The line played, from the start position.
     pub line: Vec<Move>,

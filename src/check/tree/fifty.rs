@@ -161,7 +161,7 @@ fn descend(tree: &WinTree, mut slot: u32, moves: &[MoveCode]) -> Option<u32> {
 
 /// A leaf of 4 men or fewer that is not a finished game, under the
 /// fifty-move rule: counted, and scored by `tables` (tables built for the
-/// rule: [`LeafTables::open_rule_set`]) when given. `Some(n)`: the tables
+/// rule: [`LeafTables::open`]) when given. `Some(n)`: the tables
 /// score it a win for `winner` in `n` plies from a clock of 0 (the caller
 /// decides whether it fits in the clock left); `None`: unscored (counted
 /// so); a value that is no win for `winner` rejects it, as does any table

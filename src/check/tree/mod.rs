@@ -36,8 +36,8 @@ use walk::{Acc, NO_REGION, Place, Walker};
 /// Options of [`check_tree`].
 #[derive(Clone, Debug, Default)]
 pub struct TreeOptions {
-    /// The rule set (its stalemate rule; see also
-    /// [`TreeOptions::fifty_move`]).
+    /// The stalemate rule (the rule set is it with
+    /// [`TreeOptions::fifty_move`]: [`TreeOptions::rule_set`]).
     pub rules: Rules,
     /// The fifty-move rule: `Some(clock)` checks under it, `clock` being
     /// the half-move clock at the start position (before the prolog; a
@@ -157,8 +157,7 @@ pub fn check_tree(tree: &WinTree, opts: &TreeOptions) -> Report {
     };
     let (root_line, root) = ctx.replay(&[]);
     let winner = opts.winner.unwrap_or(root.turn());
-    let mut report = Report::begin(opts.rules, &root, root_line, winner, t0);
-    report.fifty_move = opts.fifty_move.is_some();
+    let mut report = Report::begin(opts.rule_set(), &root, root_line, winner, t0);
     if let Err(v) = check_prolog(&ctx, &report) {
         return ctx.finish(report, v);
     }

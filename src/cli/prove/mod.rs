@@ -145,8 +145,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let (limits, tables, store) = open_run(&args)?;
     let root_table = root_table_value(tables.as_ref(), &pos)?;
     let config = Config {
-        rules,
-        fifty_move: rule_set.fifty_move,
+        rule_set,
         tt_bytes: args.memory.bytes(),
         limits,
         checkpoint_size: args.checkpoint_size,
@@ -309,10 +308,7 @@ fn open_run(args: &ProveArgs) -> anyhow::Result<(Limits, Option<crate::tables::T
             if !dir.is_dir() {
                 bail!("--tables {}: not a directory", dir.display());
             }
-            Some(crate::tables::Tables::open_rule_set(
-                dir,
-                args.rules.rule_set(),
-            ))
+            Some(crate::tables::Tables::open(dir, args.rules.rule_set()))
         }
         None => None,
     };

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 pub(super) fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u8> {
     let rules = args.rules.stalemate();
     let rule_set = args.rules.rule_set();
-    let list = crate::cli::obligations::read_rule_set(path, rule_set)?;
+    let list = crate::cli::obligations::read(path, rule_set)?;
     let winner = match (args.winner, list.winner) {
         (Some(a), Some(b)) if a != b => bail!(
             "--winner {a}, but the obligations of {} are owed for {b}",
@@ -38,8 +38,7 @@ pub(super) fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u
             root: *pos,
             winner,
             config: Config {
-                rules,
-                fifty_move: rule_set.fifty_move,
+                rule_set,
                 tt_bytes: args.memory.bytes(),
                 limits: limits.clone(),
                 checkpoint_size: args.checkpoint_size,

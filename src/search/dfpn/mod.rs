@@ -198,8 +198,8 @@ impl Prover<'_> {
             return (INF, 0, 0);
         }
         // A draw by the fifty-move rule, unless the game ended on that ply.
-        if self.fifty && child.halfmoves() >= FIFTY_MOVE_PLIES {
-            return if child.outcome(self.rules) == Some(Outcome::Win(self.prover)) {
+        if self.rule_set.fifty_move && child.halfmoves() >= FIFTY_MOVE_PLIES {
+            return if child.outcome(self.rule_set.stalemate) == Some(Outcome::Win(self.prover)) {
                 (0, INF, 1)
             } else {
                 (INF, 0, 0)
@@ -218,13 +218,13 @@ impl Prover<'_> {
             None => None,
         };
         if (child.count(us) == 0 || child.count(!us) == 0)
-            && let Some(t) = terminal(child.outcome(self.rules))
+            && let Some(t) = terminal(child.outcome(self.rule_set.stalemate))
         {
             return t;
         }
         let n = child.count_legal_moves();
         if (n == 0 || (child.occupied().0 & !child.by_role(Role::Bishop).0) == 0)
-            && let Some(t) = terminal(child.outcome(self.rules))
+            && let Some(t) = terminal(child.outcome(self.rule_set.stalemate))
         {
             return t;
         }
@@ -234,7 +234,7 @@ impl Prover<'_> {
         if !self.writer.filter_is_empty() {
             // Confirmed by the store's full key (cached).
             match self.writer.stored_get(child) {
-                Ok(Some((v, need))) if !self.fifty || self.fits(child, need) => {
+                Ok(Some((v, need))) if !self.rule_set.fifty_move || self.fits(child, need) => {
                     return if (v & 1 == 1) == or {
                         (0, INF, sat(v >> 1).max(1))
                     } else {
