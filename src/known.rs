@@ -142,8 +142,7 @@ pub fn load_tree(
     threads: Option<usize>,
 ) -> Result<Loaded, KnownError> {
     let opts = TreeOptions {
-        rules: rules.stalemate,
-        fifty_move: rules.fifty_move.then_some(0),
+        rule_set: rules,
         threads,
         ..TreeOptions::default()
     };

@@ -457,8 +457,7 @@ fn fics_only_wins_rejected_under_international() {
         let bytes = p.file();
         let start = Some(util::shak(&pos));
         let fics = TreeOptions {
-            rules: Rules::Fics,
-            fifty_move: None,
+            rule_set: Rules::Fics.into(),
             winner: Some(shakmaty::Color::White),
             start: start.clone(),
             threads: Some(1),
@@ -467,10 +466,11 @@ fn fics_only_wins_rejected_under_international() {
             open_leaves: false,
             open_listed: 0,
             progress: None,
+            start_clock: 0,
         };
         assert_eq!(verdict(&bytes, &fics), None, "{}", pos.to_fen());
         let intl = TreeOptions {
-            rules: Rules::International,
+            rule_set: Rules::International.into(),
             ..fics
         };
         assert_eq!(

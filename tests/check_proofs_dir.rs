@@ -44,7 +44,7 @@ fn every_file_in_proofs_is_certified() {
         let prolog: Vec<String> = tree.prolog().iter().map(|m| m.uci()).collect();
         let line = meta["line"].as_str().expect("line");
         let opts = TreeOptions {
-            rules,
+            rule_set: rules.into(),
             winner: Some(winner),
             ..TreeOptions::default()
         };
@@ -89,9 +89,9 @@ fn proofs_under_joint_rules_hold_under_both_others() {
     for (path, meta) in proof_files() {
         let winner = parse_color(meta["winner"].as_str().expect("winner")).unwrap();
         let tree = WinTree::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let under = |rules| {
+        let under = |rules: Rules| {
             let opts = TreeOptions {
-                rules,
+                rule_set: rules.into(),
                 winner: Some(winner),
                 ..TreeOptions::default()
             };

@@ -43,7 +43,7 @@ fn cut_proof() -> (Position, Proof, ProofDag) {
 
 fn opts(pos: &Position, tables: Option<Arc<LeafTables>>, rules: Rules) -> TreeOptions {
     TreeOptions {
-        rules,
+        rule_set: rules.into(),
         winner: Some(shakmaty::Color::White),
         start: Some(util::shak(pos)),
         threads: Some(1),
@@ -455,7 +455,7 @@ fn table_leaves_under_the_fifty_move_rule_need_tables_for_the_rule() {
     let bytes = tree_bytes(&dag);
     let tree = WinTree::from_bytes(&bytes).unwrap();
     let fifty = |tables: LeafTables| TreeOptions {
-        fifty_move: Some(0),
+        rule_set: antiproof::vocab::RuleSet::LICHESS,
         ..opts(
             &pos,
             Some(Arc::new(tables.records_in(None))),

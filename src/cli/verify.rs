@@ -186,8 +186,8 @@ pub fn run(mut args: VerifyArgs) -> anyhow::Result<u8> {
                 .then(|| Progress::start(tree.len() as u64));
             let opts = TreeOptions {
                 progress: progress.as_ref().map(|p| p.counter.clone()),
-                rules: args.rules.stalemate(),
-                fifty_move,
+                rule_set,
+                start_clock: fifty_move.unwrap_or(0),
                 winner: args.winner,
                 start: args.fen.as_ref().map(|_| start.clone()),
                 threads: args.threads,
@@ -304,8 +304,8 @@ fn verify_together(args: &VerifyArgs, fifty_move: Option<u32>) -> anyhow::Result
         };
         let line = game::uci_line(&start, &tree.prolog());
         let opts = TreeOptions {
-            rules: args.rules.stalemate(),
-            fifty_move,
+            rule_set: args.rules.rule_set(),
+            start_clock: fifty_move.unwrap_or(0),
             winner: args.winner,
             start: args.fen.as_ref().map(|_| start.clone()),
             threads: args.threads,

@@ -168,7 +168,7 @@ fn check_options(job: &Job, tables: Option<&Arc<LeafTables>>) -> TreeOptions {
         .ok()
         .and_then(|f| crate::check::game::position_from_fen(f).ok());
     TreeOptions {
-        rules: job.rules,
+        rule_set: job.rules.into(),
         winner: Some(match job.winner {
             Color::White => shakmaty::Color::White,
             Color::Black => shakmaty::Color::Black,
@@ -180,8 +180,9 @@ fn check_options(job: &Job, tables: Option<&Arc<LeafTables>>) -> TreeOptions {
         open_leaves: false,
         open_listed: 0,
         progress: None,
-        // Jobs run without the fifty-move rule (`prove --jobs` refuses it).
-        fifty_move: None,
+        // Jobs run without the fifty-move rule (`prove --jobs` refuses it),
+        // so no clock is read.
+        start_clock: 0,
     }
 }
 

@@ -227,9 +227,8 @@ pub fn verify_entry(c: &mut Certified) -> Result<(), OpeningsError> {
         let report = check_tree(
             &tree,
             &TreeOptions {
-                rules: set.stalemate,
+                rule_set: set,
                 winner: None,
-                fifty_move: set.fifty_move.then_some(0),
                 ..TreeOptions::default()
             },
         );

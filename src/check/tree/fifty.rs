@@ -114,7 +114,7 @@ fn rejection(walker: &Walker, edges: &[Edge], clocks: &Clocks, first: &First, at
     for (_, m) in &legs {
         all.extend_from_slice(m);
     }
-    let clock_start = ctx.opts.fifty_move.unwrap_or(0);
+    let clock_start = ctx.opts.start_clock;
     let clocks_along = game::clocks_along(&ctx.start, clock_start, &all);
     let cut = clocks_along
         .iter()

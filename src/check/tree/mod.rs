@@ -22,7 +22,7 @@ mod targets;
 mod walk;
 
 use super::game::{self, KEY_LEN};
-use super::{LeafTables, OpenLeaf, Reason, Rejection, Report, Rules, Verdict};
+use super::{LeafTables, OpenLeaf, Reason, Rejection, Report, Verdict};
 use crate::wintree::{MoveCode, Node, WinTree};
 use layout::{follow, infer_winner, path_to};
 use shakmaty::variant::Antichess;
@@ -36,17 +36,16 @@ use walk::{Acc, NO_REGION, Place, Walker};
 /// Options of [`check_tree`].
 #[derive(Clone, Debug, Default)]
 pub struct TreeOptions {
-    /// The stalemate rule (the rule set is it with
-    /// [`TreeOptions::fifty_move`]: [`TreeOptions::rule_set`]).
-    pub rules: Rules,
-    /// The fifty-move rule: `Some(clock)` checks under it, `clock` being
-    /// the half-move clock at the start position (before the prolog; a
-    /// file holds no clock, so 0 for the standard start position). Every
-    /// node that is not a finished game must then be reached with a clock
-    /// under [`crate::vocab::FIFTY_MOVE_PLIES`] by every path into it
-    /// (transpositions included), and a table leaf counts only when its
-    /// win fits in what is left (see [`super::tables`]). `None`: off.
-    pub fifty_move: Option<u32>,
+    /// The rule set the proof is checked under. Under the fifty-move rule
+    /// every node that is not a finished game must be reached with a
+    /// clock under [`crate::vocab::FIFTY_MOVE_PLIES`] by every path into
+    /// it (transpositions included), and a table leaf counts only when its
+    /// win fits in what is left (see [`super::tables`]).
+    pub rule_set: crate::vocab::RuleSet,
+    /// Under the fifty-move rule, the half-move clock at the start
+    /// position (before the prolog; a file holds no clock, so 0 for the
+    /// standard start position). Unread without the rule.
+    pub start_clock: u32,
     /// The winner; `None`: inferred from the root (the side whose nodes
     /// have single children).
     pub winner: Option<Color>,
@@ -77,13 +76,6 @@ pub struct TreeOptions {
     /// Bumped (in steps of [`PROGRESS_STEP`]) as the file's slots are
     /// checked, for a progress display; `None`: no counting.
     pub progress: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
-}
-
-impl TreeOptions {
-    /// The whole rule set.
-    pub fn rule_set(&self) -> crate::vocab::RuleSet {
-        crate::vocab::RuleSet::new(self.rules, self.fifty_move.is_some())
-    }
 }
 
 /// Slots between two bumps of [`TreeOptions::progress`].
@@ -157,7 +149,7 @@ pub fn check_tree(tree: &WinTree, opts: &TreeOptions) -> Report {
     };
     let (root_line, root) = ctx.replay(&[]);
     let winner = opts.winner.unwrap_or(root.turn());
-    let mut report = Report::begin(opts.rule_set(), &root, root_line, winner, t0);
+    let mut report = Report::begin(opts.rule_set, &root, root_line, winner, t0);
     if let Err(v) = check_prolog(&ctx, &report) {
         return ctx.finish(report, v);
     }
@@ -184,9 +176,10 @@ pub fn check_tree(tree: &WinTree, opts: &TreeOptions) -> Report {
 /// (after the prolog and the line); a position on the way reached at 100
 /// or more is a fault. `None` without the rule.
 fn line_clock(ctx: &Ctx) -> Result<Option<u32>, Verdict> {
-    let Some(clock) = ctx.opts.fifty_move else {
+    if !ctx.opts.rule_set.fifty_move {
         return Ok(None);
-    };
+    }
+    let clock = ctx.opts.start_clock;
     let mut all = ctx.prolog.clone();
     all.extend_from_slice(&ctx.opts.line);
     let clocks = game::clocks_along(&ctx.start, clock, &all);
@@ -291,7 +284,7 @@ fn check_in_pool(
     let winner = ctx
         .opts
         .winner
-        .unwrap_or_else(|| infer_winner(ctx.tree, root, ctx.opts.rules));
+        .unwrap_or_else(|| infer_winner(ctx.tree, root, ctx.opts.rule_set.stalemate));
     report.winner = winner;
     let mut walker = Walker::new(ctx, winner, targets);
     let start = match start_at(&walker, &report) {

@@ -202,7 +202,7 @@ impl<'c, 't> Walker<'c, 't> {
             winner,
             keys: (0..targets.len()).map(|_| OnceLock::new()).collect(),
             local: (0..regions).map(|_| AtomicU32::new(0)).collect(),
-            fifty_deepest: if ctx.opts.fifty_move.is_some() {
+            fifty_deepest: if ctx.opts.rule_set.fifty_move {
                 (0..regions).map(|_| AtomicU64::new(0)).collect()
             } else {
                 Vec::new()
@@ -264,7 +264,7 @@ impl<'c, 't> Walker<'c, 't> {
     }
 
     fn leaf(&self, slot: u32, pos: &Antichess, at: Place, acc: &mut Acc) {
-        let rules = self.ctx.opts.rules;
+        let rules = self.ctx.opts.rule_set.stalemate;
         let legal = pos.legal_moves();
         match game::game_end(pos, &legal, rules) {
             Some(End { winner, kind }) => {
@@ -430,7 +430,7 @@ impl<'c, 't> Walker<'c, 't> {
 
     fn inner(&self, slot: u32, end: u32, pos: &Antichess, at: Place, acc: &mut Acc) {
         let legal = pos.legal_moves();
-        if let Some(e) = game::game_end(pos, &legal, self.ctx.opts.rules) {
+        if let Some(e) = game::game_end(pos, &legal, self.ctx.opts.rule_set.stalemate) {
             let what = match e.winner {
                 Some(c) => format!("{} has won", game::color_name(c)),
                 None => "drawn".to_string(),
