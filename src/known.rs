@@ -30,7 +30,7 @@
 
 use crate::check::{self, TreeOptions};
 use crate::rules::{Color, Position, move_of_code};
-use crate::store::{Key, Need, Record, Store, StoreError, Verdict};
+use crate::store::{Key, Need, Record, Store, StoreError, WinLoss};
 use crate::vocab::{MoveCode, RuleSet};
 use crate::wintree::{WinTree, WinTreeError};
 use std::fmt;
@@ -352,9 +352,9 @@ fn walk(
             }
             let rec = Record {
                 verdict: if winner_moves {
-                    Verdict::Win
+                    WinLoss::Win
                 } else {
-                    Verdict::Loss
+                    WinLoss::Loss
                 },
                 flags: 0,
                 mv: if winner_moves {
@@ -440,7 +440,7 @@ mod tests {
             .get(rules, &root.pack().0)
             .unwrap()
             .expect("root record");
-        assert_eq!(rec.verdict, Verdict::Win);
+        assert_eq!(rec.verdict, WinLoss::Win);
         // Loading again writes nothing new.
         let again = load_file(&store, rules, &proofs("e3-g6.tree"), Some(1)).unwrap();
         assert!(

@@ -18,7 +18,7 @@
 //! record leads to one of those.
 
 use crate::rules::{Color, Move, Outcome, Position, Rules};
-use crate::store::{Key, Need, Record, Store, StoreError, StoreReader, Verdict};
+use crate::store::{Key, Need, Record, Store, StoreError, StoreReader, WinLoss};
 use crate::tablefile::MAX_MEN;
 use crate::vocab::MoveCode;
 use crate::vocab::RuleSet;
@@ -156,7 +156,7 @@ pub enum Broken {
         /// The side the proof is for.
         winner: Color,
         /// The verdict stored.
-        found: Verdict,
+        found: WinLoss,
     },
     /// A finished game that the winner has not won.
     NotWon(Outcome),
@@ -244,7 +244,7 @@ impl<R: RecordLookup> StoredProof<R> {
             }));
         };
         Ok(match record.verdict {
-            Verdict::Win => {
+            WinLoss::Win => {
                 match pos
                     .legal_moves()
                     .iter()
@@ -255,7 +255,7 @@ impl<R: RecordLookup> StoredProof<R> {
                     None => Err(Broken::IllegalMove(record.mv)),
                 }
             }
-            Verdict::Loss => Ok(StoredNode::Loss { record }),
+            WinLoss::Loss => Ok(StoredNode::Loss { record }),
         })
     }
 
@@ -298,14 +298,14 @@ impl<R: RecordLookup> StoredProof<R> {
         }
         if let Some(r) = self.record(pos)? {
             return Ok(Some(match r.verdict {
-                Verdict::Win => pos.turn(),
-                Verdict::Loss => !pos.turn(),
+                WinLoss::Win => pos.turn(),
+                WinLoss::Loss => !pos.turn(),
             }));
         }
         for &m in pos.legal_moves().iter() {
             if self
                 .record(&pos.play(m))?
-                .is_some_and(|r| r.verdict == Verdict::Win)
+                .is_some_and(|r| r.verdict == WinLoss::Win)
             {
                 return Ok(Some(!pos.turn()));
             }
@@ -340,7 +340,7 @@ mod tests {
 
     fn win(mv: MoveCode) -> Record {
         Record {
-            verdict: Verdict::Win,
+            verdict: WinLoss::Win,
             flags: 0,
             mv,
             size: 3,

@@ -86,7 +86,7 @@ fn store_proofs_are_certified_and_faults_found() {
         let mut rng = Rng(7);
         let wins: Vec<[u8; 25]> = map
             .iter()
-            .filter(|(_, r)| r.verdict == store::Verdict::Win)
+            .filter(|(_, r)| r.verdict == store::WinLoss::Win)
             .map(|(k, _)| *k)
             .collect();
         for _ in 0..20 {
@@ -115,7 +115,7 @@ fn store_proofs_are_certified_and_faults_found() {
         let k = p
             .records
             .iter()
-            .find(|(_, r)| r.verdict == store::Verdict::Win)
+            .find(|(_, r)| r.verdict == store::WinLoss::Win)
             .unwrap()
             .0;
         m.remove(&k);

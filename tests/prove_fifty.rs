@@ -5,7 +5,7 @@
 
 use crate::util::{self, antiproof, temp_dir};
 use antiproof::rules::{Color, Position};
-use antiproof::store::{Key, Record, Store, Verdict};
+use antiproof::store::{Key, Record, Store, WinLoss};
 use antiproof::stored::{StoredNode, StoredProof};
 use antiproof::vocab::{FIFTY_MOVE_PLIES, MoveCode, RuleSet, Rules};
 use std::collections::HashMap;
@@ -196,7 +196,7 @@ fn the_fifty_table_keeps_the_proof_with_the_smaller_need() {
     let db = dir.join("a.redb");
     let s = Store::open(&db).unwrap();
     let rec = |size| Record {
-        verdict: Verdict::Win,
+        verdict: WinLoss::Win,
         flags: 0,
         mv: MoveCode::from_raw(0x0123),
         size,

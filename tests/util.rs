@@ -8,7 +8,7 @@
 //! this generator.
 
 use antiproof::rules::{Color, Move, Position, Rules};
-use antiproof::store::{Key, Record, Store, Verdict};
+use antiproof::store::{Key, Record, Store, WinLoss};
 use antiproof::stored::{self, StoredProof};
 use antiproof::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
 use std::collections::HashMap;
@@ -252,14 +252,14 @@ pub fn try_prove_from(
         let size = dag.reachable(i);
         let rec = if p.turn() == winner {
             Record {
-                verdict: Verdict::Win,
+                verdict: WinLoss::Win,
                 flags: 0,
                 mv: winning_move[i].unwrap().watkins_code(),
                 size,
             }
         } else {
             Record {
-                verdict: Verdict::Loss,
+                verdict: WinLoss::Loss,
                 flags: 0,
                 mv: MoveCode::NONE,
                 size,

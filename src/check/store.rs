@@ -120,7 +120,7 @@ fn expand<S: StoreSource + ?Sized>(
                 };
             }
             None => return Expanded::Fault(Reason::MissingRecord),
-            Some(r) if r.verdict != store::Verdict::Win => {
+            Some(r) if r.verdict != store::WinLoss::Win => {
                 return Expanded::Fault(Reason::BadRecord(
                     "a loss record for the winner to move".into(),
                 ));
@@ -427,7 +427,7 @@ fn infer<S: StoreSource + ?Sized>(src: &S, rules: Rules, root: &Antichess) -> Op
     }
     let key = game::pack(root);
     if let Ok(Some(r)) = src.record(rules, &key)
-        && r.verdict == store::Verdict::Win
+        && r.verdict == store::WinLoss::Win
     {
         return Some(root.turn());
     }
@@ -435,7 +435,7 @@ fn infer<S: StoreSource + ?Sized>(src: &S, rules: Rules, root: &Antichess) -> Op
         let mut c = root.clone();
         c.play_unchecked(*m);
         if let Ok(Some(r)) = src.record(rules, &game::pack(&c))
-            && r.verdict == store::Verdict::Win
+            && r.verdict == store::WinLoss::Win
         {
             return Some(!root.turn());
         }

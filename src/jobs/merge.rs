@@ -12,9 +12,9 @@
 //! Every refusal is a [`Rejected`] naming its reason.
 
 use super::job::{Job, JobOutcome, ResultFile, result_path};
-use crate::check::{self, LeafTables, TreeOptions, Verdict as CheckVerdict};
+use crate::check::{self, LeafTables, TreeOptions, Verdict};
 use crate::rules::{Color, Position, Rules, move_of_code};
-use crate::store::{FLAG_TABLES, Key, Record, StoreError, StoreReader, Verdict};
+use crate::store::{FLAG_TABLES, Key, Record, StoreError, StoreReader, WinLoss};
 use crate::vocab::MoveCode;
 use crate::wintree::{NodeKind, WinTree};
 use std::collections::HashMap;
@@ -124,20 +124,20 @@ pub fn take_result(
     let report = check::check_tree(&tree, &check_options(job, tables));
     let check_s = t0.elapsed().as_secs_f64();
     match report.verdict {
-        CheckVerdict::Certified => {}
-        CheckVerdict::Rejected(r) => {
+        Verdict::Certified => {}
+        Verdict::Rejected(r) => {
             return Ok(Err(Rejected::WrongProof(format!(
                 "{}: the checker rejects it: {r}",
                 tree_file.display()
             ))));
         }
-        CheckVerdict::NotCertified { table_leaves } => {
+        Verdict::NotCertified { table_leaves } => {
             return Ok(Err(Rejected::WrongProof(format!(
                 "{}: {table_leaves} leaves rest on endgame tables the checker could not certify",
                 tree_file.display()
             ))));
         }
-        CheckVerdict::Open { open_leaves } => {
+        Verdict::Open { open_leaves } => {
             return Ok(Err(Rejected::WrongProof(format!(
                 "{}: {open_leaves} leaves are not finished games",
                 tree_file.display()
@@ -272,7 +272,7 @@ pub fn records_of(
         out.push((
             key,
             Record {
-                verdict: if win { Verdict::Win } else { Verdict::Loss },
+                verdict: if win { WinLoss::Win } else { WinLoss::Loss },
                 flags: if tables { FLAG_TABLES } else { 0 },
                 mv: if win { children[0].2 } else { MoveCode::NONE },
                 size,

@@ -518,7 +518,7 @@ mod tests {
             records: vec![(
                 [7; KEY_LEN],
                 Record {
-                    verdict: crate::store::Verdict::Win,
+                    verdict: crate::store::WinLoss::Win,
                     flags: 0,
                     mv: crate::vocab::MoveCode::from_raw(0x1234),
                     size: 42,

@@ -47,7 +47,7 @@ use super::shrink::{Doms, LoadedProof, NONE, load_proof};
 use super::tt::INF;
 use super::write::Overlay;
 use crate::rules::{Move, Outcome, Position};
-use crate::store::{FLAG_TABLES, Key, Need, Record, StoreError, Verdict};
+use crate::store::{FLAG_TABLES, Key, Need, Record, StoreError, WinLoss};
 use crate::stored::{StoredNode, StoredProof};
 use std::collections::{HashMap, HashSet};
 
@@ -198,7 +198,7 @@ impl Prover<'_> {
                 let Some(rec) = lp.nodes[xu].record else {
                     continue;
                 };
-                if !lp.dag.winner[xu] || rec.verdict != Verdict::Win || stale[xu] || st.gone(x) {
+                if !lp.dag.winner[xu] || rec.verdict != WinLoss::Win || stale[xu] || st.gone(x) {
                     continue;
                 }
                 let lost = d.dsize[xu] - 1;
@@ -213,7 +213,7 @@ impl Prover<'_> {
                     continue;
                 };
                 let record = Record {
-                    verdict: Verdict::Win,
+                    verdict: WinLoss::Win,
                     flags: (rec.flags & !FLAG_TABLES) | if w.tables { FLAG_TABLES } else { 0 },
                     mv: m.watkins_code(),
                     size: w.size.saturating_add(1),
@@ -290,7 +290,7 @@ impl Prover<'_> {
             match self.writer.stored_entry(&c)? {
                 // The loser is to move at `c`: proven for the winner by a
                 // Loss record.
-                Some((r, _)) if r.verdict != Verdict::Loss => continue,
+                Some((r, _)) if r.verdict != WinLoss::Loss => continue,
                 Some(_) => {}
                 None => {
                     // The move's entry in the table, by the key the search

@@ -20,7 +20,7 @@ use super::dfpn::{child_key, sat};
 use super::report::{ProofSummary, SearchError};
 use super::tt::INF;
 use crate::rules::{Move, Outcome, Position};
-use crate::store::{Key, StoreError, Verdict};
+use crate::store::{Key, StoreError, WinLoss};
 use crate::vocab::FIFTY_MOVE_PLIES;
 use crate::vocab::MoveCode;
 use std::collections::HashMap;
@@ -195,7 +195,7 @@ impl Prover<'_> {
         if let Some((rec, need)) = self.writer.stored_entry(pos)?
             && self.fits(pos, need)
         {
-            let win = (rec.verdict == Verdict::Win) == or;
+            let win = (rec.verdict == WinLoss::Win) == or;
             let depth = self.writer.depth(pos.zobrist());
             let tables = rec.rests_on_tables();
             let kind = ExKind::Stored(rec.size, depth, tables);

@@ -15,7 +15,7 @@
 //! move, else one more than the child's).
 
 use crate::rules::{Color, Move, Position};
-use crate::store::{Need, Record, Store, StoreError, Verdict, need_through};
+use crate::store::{Need, Record, Store, StoreError, WinLoss, need_through};
 use crate::stored::{StoredNode, StoredProof};
 use crate::vocab::RuleSet;
 
@@ -53,7 +53,7 @@ pub fn store_line_back(
         let (rec, need) = if before.turn() == winner {
             let size = 1 + proof.record(after)?.map_or(1, |r| r.size);
             let rec = Record {
-                verdict: Verdict::Win,
+                verdict: WinLoss::Win,
                 flags: after_flags,
                 mv: line[i].watkins_code(),
                 size,
@@ -80,7 +80,7 @@ pub fn store_line_back(
                 break;
             }
             let rec = Record {
-                verdict: Verdict::Loss,
+                verdict: WinLoss::Loss,
                 flags,
                 mv: crate::vocab::MoveCode::NONE,
                 size,

@@ -11,7 +11,7 @@ use super::tt::INF;
 use super::walk::{WALK_LIMIT, walk_proof_with};
 use super::write::Writer;
 use crate::rules::{Color, Position};
-use crate::store::{Store, Verdict};
+use crate::store::{Store, WinLoss};
 use crate::tables::Tables;
 use crate::vocab::RuleSet;
 use std::time::{Duration, Instant};
@@ -483,7 +483,7 @@ impl<'s> Prover<'s> {
             return Ok(false);
         }
         let or = root.turn() == self.prover;
-        let win_for_prover = (rec.verdict == Verdict::Win) == or;
+        let win_for_prover = (rec.verdict == WinLoss::Win) == or;
         if win_for_prover {
             report.result = ProveResult::Proven;
             report.proof_positions = rec.size;

@@ -48,7 +48,7 @@
 //! other records are left as they are (estimates for move ordering).
 
 use crate::rules::{Color, Move, Position};
-use crate::store::{FLAG_TABLES, Key, Need, Record, Store, StoreError, Verdict};
+use crate::store::{FLAG_TABLES, Key, Need, Record, Store, StoreError, WinLoss};
 use crate::stored::{StoredNode, StoredProof};
 use crate::vocab::RuleSet;
 use std::collections::HashMap;
@@ -528,7 +528,7 @@ pub(super) fn load_proof(
     let mut alt_moves: Vec<Vec<Move>> = vec![Vec::new(); loaded.len()];
     for (i, l) in loaded.iter().enumerate() {
         let Some(r) = l.record else { continue };
-        if r.verdict != Verdict::Win || l.pos.turn() != winner {
+        if r.verdict != WinLoss::Win || l.pos.turn() != winner {
             continue;
         }
         let current = dag.kids[i][0];
@@ -602,7 +602,7 @@ pub fn shrink_stored_proof(
             None => (1, t.table_leaf),
         };
         let record = Record {
-            verdict: Verdict::Win,
+            verdict: WinLoss::Win,
             flags: (old.flags & !FLAG_TABLES) | if tables { FLAG_TABLES } else { 0 },
             mv: alt_moves[i][ai].watkins_code(),
             size: tsize.saturating_add(1),

@@ -19,7 +19,7 @@ use super::extract::{ExKind, Extraction};
 use super::report::ProofSummary;
 use crate::rules::{PackedPosition, Position};
 use crate::store::filter::StoredFilter;
-use crate::store::{self, Key, Need, Record, Store, StoreError, Verdict};
+use crate::store::{self, Key, Need, Record, Store, StoreError, WinLoss};
 use crate::vocab::MoveCode;
 use crate::vocab::RuleSet;
 use std::cell::RefCell;
@@ -267,13 +267,13 @@ impl<'s> Writer<'s> {
             };
             let rec = match node.kind {
                 ExKind::Win(mv) => Some(Record {
-                    verdict: Verdict::Win,
+                    verdict: WinLoss::Win,
                     flags,
                     mv,
                     size: size[j as usize],
                 }),
                 ExKind::Loss => Some(Record {
-                    verdict: Verdict::Loss,
+                    verdict: WinLoss::Loss,
                     flags,
                     mv: MoveCode::NONE,
                     size: size[j as usize],
@@ -477,7 +477,7 @@ fn load_filter_with(
 /// A record's value for ranking and proof-size estimates: proof size << 1
 /// | 1 for a win.
 pub(super) fn stored_value(r: &Record) -> u64 {
-    (r.size.min(u64::MAX >> 2) << 1) | (r.verdict == Verdict::Win) as u64
+    (r.size.min(u64::MAX >> 2) << 1) | (r.verdict == WinLoss::Win) as u64
 }
 
 #[cfg(test)]
@@ -487,7 +487,7 @@ mod tests {
 
     fn loss(size: u64) -> Record {
         Record {
-            verdict: Verdict::Loss,
+            verdict: WinLoss::Loss,
             flags: 0,
             mv: MoveCode::NONE,
             size,

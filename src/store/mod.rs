@@ -63,7 +63,7 @@ pub use open::Integrity;
 pub use reader::StoreReader;
 
 pub use record::{
-    FIFTY_RECORD_LEN, FLAG_TABLES, Need, Record, Verdict, fifty_better, need_through,
+    FIFTY_RECORD_LEN, FLAG_TABLES, Need, Record, WinLoss, fifty_better, need_through,
 };
 use record::{fifty_bytes, fifty_from_bytes};
 
@@ -400,7 +400,7 @@ mod tests {
     /// A win record with move code `mv` and proof size `size`.
     fn win(mv: u16, size: u64) -> Record {
         Record {
-            verdict: Verdict::Win,
+            verdict: WinLoss::Win,
             flags: 0,
             mv: MoveCode::from_raw(mv),
             size,

@@ -49,7 +49,7 @@ pub(super) fn fifty_from_bytes(b: &[u8; FIFTY_RECORD_LEN]) -> Result<(Record, Ne
 
 /// What a record says of its position.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Verdict {
+pub enum WinLoss {
     /// The side to move wins; the record holds the winning move.
     Win,
     /// The side to move loses: every legal move leads to a position the
@@ -74,7 +74,7 @@ pub const FLAG_TABLES: u8 = 1;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Record {
     /// Win or loss for the side to move.
-    pub verdict: Verdict,
+    pub verdict: WinLoss,
     /// Flag bits (bit 0: rests on endgame tables).
     pub flags: u8,
     /// The winning move's code ([`MoveCode::NONE`] for a loss).
@@ -94,8 +94,8 @@ impl Record {
     pub fn to_bytes(&self) -> [u8; RECORD_LEN] {
         let mut b = [0u8; RECORD_LEN];
         b[0] = match self.verdict {
-            Verdict::Win => 1,
-            Verdict::Loss => 2,
+            WinLoss::Win => 1,
+            WinLoss::Loss => 2,
         };
         b[1] = self.flags;
         b[2..4].copy_from_slice(&self.mv.raw().to_le_bytes());
@@ -106,8 +106,8 @@ impl Record {
     /// Reads the 12-byte form.
     pub fn from_bytes(b: &[u8; RECORD_LEN]) -> Result<Record, StoreError> {
         let verdict = match b[0] {
-            1 => Verdict::Win,
-            2 => Verdict::Loss,
+            1 => WinLoss::Win,
+            2 => WinLoss::Loss,
             v => return Err(StoreError::Corrupt(format!("record verdict byte {v}"))),
         };
         if b[1] & !1 != 0 {
@@ -129,7 +129,7 @@ mod tests {
     #[test]
     fn a_record_under_the_fifty_move_rule_is_the_plain_record_and_its_need() {
         let r = Record {
-            verdict: Verdict::Loss,
+            verdict: WinLoss::Loss,
             flags: FLAG_TABLES,
             mv: MoveCode::NONE,
             size: 1234,

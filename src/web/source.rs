@@ -21,7 +21,7 @@
 //! checker's job (`antiproof verify`).
 
 use crate::rules::{Color, Move, Position, Rules, move_of_code};
-use crate::store::{Record, Store, StoreError, Verdict};
+use crate::store::{Record, Store, StoreError, WinLoss};
 use crate::stored::{Broken, RecordLookup, StoredNode, StoredProof};
 use crate::vocab::RuleSet;
 use crate::wintree::{MoveCode, WinTree, WinTreeError};
@@ -374,8 +374,8 @@ impl<R: RecordLookup> RecordSource<R> {
     /// Whether `mv` is a move of the proof at a position with record `rec`.
     fn in_proof(rec: &Record, mv: &Move) -> bool {
         match rec.verdict {
-            Verdict::Win => mv.watkins_code().same_move(rec.mv),
-            Verdict::Loss => true,
+            WinLoss::Win => mv.watkins_code().same_move(rec.mv),
+            WinLoss::Loss => true,
         }
     }
 
@@ -394,8 +394,8 @@ impl<R: RecordLookup> RecordSource<R> {
         }
         if let Some((prec, ppos)) = parent {
             let winner = match prec.verdict {
-                Verdict::Win => ppos.turn(),
-                Verdict::Loss => !ppos.turn(),
+                WinLoss::Win => ppos.turn(),
+                WinLoss::Loss => !ppos.turn(),
             };
             if let Some(o) = pos.outcome(self.rules()) {
                 return Ok(Lookup::In {

@@ -365,7 +365,7 @@ impl Master<'_, '_> {
                 let mut n = self.top.get(id)?;
                 let pos = n.position();
                 if let Some(r) = reader.get(self.cfg.rules, &n.key)? {
-                    let win = (r.verdict == crate::store::Verdict::Win)
+                    let win = (r.verdict == crate::store::WinLoss::Win)
                         == (pos.turn() == self.cfg.winner);
                     let state = if win { State::Proven } else { State::Disproven };
                     self.top.set(id, state, 0, 0)?;

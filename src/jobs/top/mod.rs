@@ -31,7 +31,7 @@ mod select;
 pub use node::{HEADER_ID, Header, INF, NODE_LEN, State, TopNode, with_margin};
 
 use crate::rules::{Color, Position, Rules};
-use crate::store::{Key, Record, Store, StoreError, Verdict};
+use crate::store::{Key, Record, Store, StoreError, WinLoss};
 use crate::vocab::MoveCode;
 use std::collections::HashMap;
 /// The root and winner of the top tree `store` holds under `rules`, if
@@ -115,7 +115,7 @@ impl<'s> TopTree<'s> {
             }
         }
         Ok(Record {
-            verdict: if or { Verdict::Win } else { Verdict::Loss },
+            verdict: if or { WinLoss::Win } else { WinLoss::Loss },
             flags: 0,
             mv,
             size,
@@ -272,7 +272,7 @@ impl<'s> TopTree<'s> {
             } else {
                 reader
                     .get(self.rules, &key)?
-                    .map(|r| (r.verdict == Verdict::Win) == (child.turn() == self.header.winner))
+                    .map(|r| (r.verdict == WinLoss::Win) == (child.turn() == self.header.winner))
             };
             if let Some(win) = settled {
                 c.state = if win { State::Proven } else { State::Disproven };

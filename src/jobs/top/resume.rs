@@ -3,7 +3,7 @@
 
 use super::{HEADER_ID, Header, INF, State, TopNode, TopTree, combine, damaged};
 use crate::rules::{Color, Position, Rules};
-use crate::store::{Store, StoreError, Verdict};
+use crate::store::{Store, StoreError, WinLoss};
 use std::collections::HashMap;
 
 impl<'s> TopTree<'s> {
@@ -122,7 +122,7 @@ impl<'s> TopTree<'s> {
                 continue;
             }
             if let Some(r) = record {
-                let win = (r.verdict == Verdict::Win) == (pos.turn() == self.header.winner);
+                let win = (r.verdict == WinLoss::Win) == (pos.turn() == self.header.winner);
                 (n.state, n.pn, n.dn) = if win {
                     (State::Proven, 0, INF)
                 } else {
