@@ -378,7 +378,7 @@ fn cursed_wins_in_kknvk() {
 /// under the rule; plain files are not read for it.
 #[test]
 fn leaf_tables_read_and_certify_the_fifty_move_tables() {
-    use antiproof::check::tables::LeafTables;
+    use antiproof::check::leaf_tables::LeafTables;
     let fifty = small_fifty();
     let leaves = LeafTables::open(fifty.dir(), RuleSet::LICHESS).records_in(None);
     assert!(leaves.fifty_move());

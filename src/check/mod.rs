@@ -42,14 +42,14 @@
 
 pub mod cover;
 pub mod game;
+pub mod leaf_tables;
 mod reason;
 mod store;
-pub mod tables;
 mod tree;
 
+pub use leaf_tables::{LeafTables, TablesUsed};
 pub use reason::{MAX_PLIES, Reason, ReasonKind, Rejection};
 pub use store::{StoreSource, check_store, check_store_with};
-pub use tables::{LeafTables, TablesUsed};
 pub use tree::{TreeOptions, check_tree};
 
 use shakmaty::Color;

@@ -341,7 +341,7 @@ pub fn check_store<S: StoreSource + ?Sized>(
 }
 
 /// As [`check_store`], scoring leaves of 4 men or fewer (winner to move,
-/// no record) with `tables` when given (see [`super::tables`]).
+/// no record) with `tables` when given (see [`super::leaf_tables`]).
 pub fn check_store_with<S: StoreSource + ?Sized>(
     src: &S,
     rules: Rules,

@@ -40,7 +40,7 @@ pub struct TreeOptions {
     /// every node that is not a finished game must be reached with a
     /// clock under [`crate::vocab::FIFTY_MOVE_PLIES`] by every path into
     /// it (transpositions included), and a table leaf counts only when its
-    /// win fits in what is left (see [`super::tables`]).
+    /// win fits in what is left (see [`super::leaf_tables`]).
     pub rule_set: crate::vocab::RuleSet,
     /// Under the fifty-move rule, the half-move clock at the start
     /// position (before the prolog; a file holds no clock, so 0 for the
@@ -60,7 +60,7 @@ pub struct TreeOptions {
     /// targets' subtrees are checked too.
     pub line: Vec<MoveCode>,
     /// Endgame tables scoring leaves of 4 men or fewer that are not
-    /// finished games (see [`super::tables`]); `None`: such leaves make
+    /// finished games (see [`super::leaf_tables`]); `None`: such leaves make
     /// the proof not certified.
     pub tables: Option<Arc<LeafTables>>,
     /// Leaves that are not finished games and not scored by a table are
