@@ -81,7 +81,7 @@ pub struct Walked {
     pub grafted: u64,
 }
 
-/// Why a proof could not be exported.
+/// Why a proof could not be exported. Its message names the cause.
 #[derive(Debug)]
 pub enum ExportError {
     /// The stored proof (or, merging, the file's with the store's) breaks
@@ -142,32 +142,26 @@ impl fmt::Display for ExportError {
             ExportError::Tree(e) => write!(f, "{e}"),
             ExportError::Write(e) => write!(f, "{e}"),
             ExportError::Output(e) => write!(f, "{e}"),
-            ExportError::Io { what, .. } => write!(f, "{what}"),
+            ExportError::Io { what, source } => write!(f, "{what}: {source}"),
             ExportError::TooManyParts { split_above, max } => write!(
                 f,
                 "--split-above {split_above}: the proof would need more than {max} files; give a larger size"
             ),
-            ExportError::SplitFailed { removed, .. } => {
-                write!(f, "no file written (the {removed} written so far removed)")
+            ExportError::SplitFailed { removed, source } => {
+                write!(
+                    f,
+                    "no file written (the {removed} written so far removed): {source}"
+                )
             }
             ExportError::Internal(e) => write!(f, "internal error: {e}"),
         }
     }
 }
 
-impl std::error::Error for ExportError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ExportError::Store(e) => Some(e),
-            ExportError::Tree(e) => Some(e),
-            ExportError::Write(e) => Some(e),
-            ExportError::Output(e) => Some(e),
-            ExportError::Io { source, .. } => Some(source),
-            ExportError::SplitFailed { source, .. } => Some(source.as_ref()),
-            _ => None,
-        }
-    }
-}
+// Display names each cause itself, as the crate's other errors do (and
+// `RunJobError`, which prints it with `{e}`), so no `source()`: a chain
+// printed with `{:#}` would say each cause twice.
+impl std::error::Error for ExportError {}
 
 impl From<StoreError> for ExportError {
     fn from(e: StoreError) -> ExportError {
