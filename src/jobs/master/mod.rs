@@ -600,11 +600,6 @@ impl Master<'_, '_> {
         let Some(Out { node, job }) = self.out.remove(&path) else {
             return Ok(());
         };
-        let nodes = match super::job::ResultFile::read_for(&result_path(&path), &job) {
-            Ok(r) => r.nodes,
-            Err(_) => 0,
-        };
-        self.table_ended(&path, nodes)?;
         let n = self.top.get(node)?;
         let mut fig = JobFigure {
             id: job.file.id.clone(),
@@ -622,6 +617,10 @@ impl Master<'_, '_> {
         let reader = self.store.reader()?;
         let taken = take_result(&path, &job, &reader, self.tables.as_ref())?;
         drop(reader);
+        // The shared table's fill counts the nodes of the results taken
+        // (a rejected one's are not known).
+        let nodes = taken.as_ref().map_or(0, |acc| acc.result.nodes);
+        self.table_ended(&path, nodes)?;
         match taken {
             Ok(acc) => {
                 self.report.jobs_done += 1;
