@@ -153,13 +153,7 @@ pub(crate) struct ManyArgs {
 /// A number as `--sim-rate` and `--sim-latency` take it (`1.5e6`, `2M`);
 /// its range is checked by [`crate::jobs::sim::SimConfig::check`].
 fn sim_number(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let (num, mult) = match t.chars().last() {
-        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
-        Some('M' | 'm') => (&t[..t.len() - 1], 1e6),
-        Some('G' | 'g') => (&t[..t.len() - 1], 1e9),
-        _ => (t, 1.0),
-    };
+    let (num, mult) = split_multiplier(s);
     let v: f64 = num
         .parse()
         .map_err(|_| format!("{s:?} is not a number such as 1.5e6 or 2M"))?;
@@ -272,15 +266,22 @@ fn remove_stale_tables(dir: &std::path::Path) {
     }
 }
 
-/// A count such as `1000`, `500k`, `2M`, `1G`.
-fn count(s: &str) -> Result<u64, String> {
+/// `s` trimmed, as its number and the multiplier of its last letter (`k`
+/// 10^3, `M` 10^6, `G` 10^9, either case; none: 1), for [`count`] and
+/// [`sim_number`].
+fn split_multiplier(s: &str) -> (&str, f64) {
     let t = s.trim();
-    let (num, mult) = match t.chars().last() {
+    match t.chars().last() {
         Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
         Some('M' | 'm') => (&t[..t.len() - 1], 1e6),
         Some('G' | 'g') => (&t[..t.len() - 1], 1e9),
         _ => (t, 1.0),
-    };
+    }
+}
+
+/// A count such as `1000`, `500k`, `2M`, `1G`.
+fn count(s: &str) -> Result<u64, String> {
+    let (num, mult) = split_multiplier(s);
     let v: f64 = num
         .parse()
         .map_err(|_| format!("{s:?} is not a count such as 500k or 2M"))?;
