@@ -618,6 +618,74 @@ fn a_job_naming_another_file_as_its_shared_table_leaves_that_file_alone() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_job_with_a_damaged_table_excerpt_runs_without_it_and_leaves_its_own() {
+    let dir = util::temp_dir("excerpt");
+    // 1.e3 Na6 needs some 430 k nodes: 3,000 leave the job unresolved.
+    let fen = "r1bqkbnr/pppppppp/n7/8/8/4P3/PPPP1PPP/RNBQKBNR w - - 1 2";
+    let damaged = dir.join("parent.json.tt");
+    let mut bytes = b"APTTX001".to_vec();
+    bytes.extend([7u8; 100]);
+    std::fs::write(&damaged, &bytes).unwrap();
+    let first = dir.join("first.json");
+    write_job(
+        &first,
+        fen,
+        r#""e3","Na6""#,
+        "white",
+        3000,
+        &format!(
+            r#","tt_excerpt":"{}","tt_excerpt_out":2000"#,
+            damaged.display()
+        ),
+    );
+    // Unresolved: exit 1.
+    let o = job_run(&first);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("table excerpt ignored")
+            && err.contains(&damaged.display().to_string())
+            && err.contains("checksum"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&damaged).unwrap(), bytes, "left as it was");
+    // Unresolved, it left its own excerpt, and its result names it.
+    let own = dir.join("first.json.tt");
+    let written = std::fs::read(&own).unwrap();
+    assert!(written.starts_with(b"APTTX001"), "{} bytes", written.len());
+    let result: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("first.json.result.json")).unwrap())
+            .unwrap();
+    assert_eq!(result["outcome"], "unresolved", "{result}");
+    assert_eq!(result["tt_excerpt"], "first.json.tt", "{result}");
+    // A job below starts from it, silently; its own excerpt's name is a
+    // link to a file outside, which stays as it was.
+    let victim = dir.join("victim");
+    std::fs::write(&victim, b"keep").unwrap();
+    let second = dir.join("second.json");
+    std::os::unix::fs::symlink(&victim, dir.join("second.json.tt")).unwrap();
+    write_job(
+        &second,
+        fen,
+        r#""e3","Na6""#,
+        "white",
+        3000,
+        &format!(r#","tt_excerpt":"{}","tt_excerpt_out":2000"#, own.display()),
+    );
+    let o = job_run(&second);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!err.contains("excerpt"), "{err}");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+    assert_eq!(
+        std::fs::read(&own).unwrap(),
+        written,
+        "an input, not written"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `store check --db DB`: its exit code and stdout.
 fn store_check(db: &Path) -> (Option<i32>, String) {
     let o = Command::new(EXE)

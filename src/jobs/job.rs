@@ -90,6 +90,19 @@ pub struct JobFile {
     /// one line then key their shared table alike.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<String>,
+    /// A table excerpt to start from (an ancestor job's,
+    /// [`super::excerpt`]; optional, for jobs with tables of their own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tt_excerpt: Option<PathBuf>,
+    /// When the job ends unresolved, the entries of its table of most
+    /// work, at most this many, go to its excerpt file `JOB.json.tt`
+    /// (optional; 0: none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tt_excerpt_out: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Proof- and disproof-number thresholds of a job.
@@ -169,6 +182,10 @@ pub struct ResultFile {
     /// the children it expands by them, and checks every move).
     #[serde(default)]
     pub children: Vec<ChildHint>,
+    /// The file name of the table excerpt an unresolved job wrote (in the
+    /// job's directory; optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tt_excerpt: Option<String>,
 }
 
 /// A move of an unresolved job's root with its child's proof and disproof
@@ -339,6 +356,8 @@ impl Job {
                 thresholds: None,
                 shared_tt: None,
                 history: Vec::new(),
+                tt_excerpt: None,
+                tt_excerpt_out: 0,
             },
             root,
             history: Vec::new(),
@@ -575,6 +594,7 @@ mod tests {
             tree: None,
             stopped_by: Some("budget".into()),
             children: Vec::new(),
+            tt_excerpt: None,
         };
         let rp = result_path(&path);
         r.write(&rp).unwrap();

@@ -19,12 +19,15 @@
 //! * [`executor`]: local worker processes, threads in this process, and
 //!   Slurm;
 //! * [`sim`]: a simulated cluster of P workers in virtual time;
+//! * [`excerpt`]: a job's table excerpt, for the jobs below it (jobs
+//!   with tables of their own);
 //! * [`shared_table`]: the jobs' shared table, grown as they fill it;
 //! * [`state`]: the run-state file (`prove --state`), for a run to go on
 //!   on another machine;
 //! * [`master`]: the master loop (its report, status file and work
 //!   directory in submodules).
 
+pub mod excerpt;
 pub mod executor;
 pub mod job;
 pub mod master;

@@ -92,10 +92,13 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
     // elsewhere may name anything), nor over a store or a table.
     let mut inputs = vec![path];
     inputs.extend(job.file.shared_tt.as_deref());
+    inputs.extend(job.file.tt_excerpt.as_deref());
+    let excerpt_out = super::excerpt::excerpt_path(path);
     for (out, kind) in [
         (tree_path(path), OutputKind::WinTree),
         (result_path(path), OutputKind::Beside),
         (db.clone(), OutputKind::Store),
+        (excerpt_out.clone(), OutputKind::Beside),
     ] {
         crate::fsutil::check_output(&out, kind, &inputs).map_err(RunJobError::Output)?;
     }
@@ -135,14 +138,28 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
             .stack_size(STACK_BYTES)
             .spawn_scoped(scope, || -> Result<_, SearchError> {
                 let mut prover = Prover::new(config, job.winner, Some(&store))?;
+                let mut shared = false;
                 if let Some(p) = &job.file.shared_tt {
                     match crate::search::tt::Tt::open_shared(p) {
-                        Ok(tt) => prover.use_table(tt),
+                        Ok(tt) => {
+                            prover.use_table(tt);
+                            shared = true;
+                        }
                         Err(e) => eprintln!(
                             "antiproof: job {}: shared table {}: {e} (using a table of its own)",
                             job.file.id,
                             p.display()
                         ),
+                    }
+                }
+                // An ancestor's excerpt, into a table of its own (a shared
+                // one holds what the excerpt would).
+                if let Some(p) = job.file.tt_excerpt.as_deref().filter(|_| !shared) {
+                    match super::excerpt::read(p) {
+                        Ok(entries) => prover.seed_table(&entries),
+                        Err(e) => {
+                            eprintln!("antiproof: job {}: table excerpt ignored: {e}", job.file.id)
+                        }
                     }
                 }
                 if let Some(t) = &tables {
@@ -152,19 +169,43 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
                     prover.set_root_thresholds(t.pn, t.dn, t.min_nodes);
                 }
                 let report = prover.prove_after(&job.history, &job.root)?;
-                let children = if report.result == ProveResult::Stopped {
+                let stopped = report.result == ProveResult::Stopped;
+                let children = if stopped {
                     prover.root_children(&job.root)
                 } else {
                     Vec::new()
                 };
-                Ok((report, children))
+                let excerpt = if stopped && job.file.tt_excerpt_out > 0 && !shared {
+                    let k = job.file.tt_excerpt_out.min(super::excerpt::MAX_ENTRIES) as usize;
+                    Some(prover.most_worked(k))
+                } else {
+                    None
+                };
+                Ok((report, children, excerpt))
             })
             .expect("spawning the search thread")
             .join()
             .map_err(|_| RunJobError::Panicked)
     })?
     .map_err(RunJobError::Search)?;
-    let (report, children) = report;
+    let (report, children, excerpt) = report;
+    // The excerpt goes with the result: one that cannot be written costs
+    // the jobs below a warm start, not the result.
+    let excerpt = excerpt.and_then(
+        |entries| match super::excerpt::write(&excerpt_out, &entries) {
+            Ok(_) => excerpt_out
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned()),
+            Err(e) => {
+                eprintln!(
+                    "antiproof: job {}: cannot write the table excerpt {}: {e}",
+                    job.file.id,
+                    excerpt_out.display()
+                );
+                None
+            }
+        },
+    );
     // Export reads the store through a store of its own.
     store.sync().map_err(RunJobError::Store)?;
     drop(store);
@@ -216,6 +257,7 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
                 dn: c.dn,
             })
             .collect(),
+        tt_excerpt: excerpt,
     };
     let rp = result_path(path);
     result

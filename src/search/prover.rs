@@ -137,6 +137,20 @@ impl<'s> Prover<'s> {
         self.search.tt = tt;
     }
 
+    /// Puts `entries` into the table (a job's inherited table excerpt,
+    /// `crate::jobs::excerpt`): tt values hold for their keys on every
+    /// path, so they only guide the search.
+    pub fn seed_table(&mut self, entries: &[(u64, super::tt::TtValue)]) {
+        for &(key, v) in entries {
+            self.search.tt.put(key, v);
+        }
+    }
+
+    /// The table's `k` entries of most work ([`super::tt::Tt::most_worked`]).
+    pub fn most_worked(&self, k: usize) -> Vec<(u64, super::tt::TtValue)> {
+        self.search.tt.most_worked(k)
+    }
+
     /// Stops the search (unresolved, [`ProveResult::Stopped`]) as soon as
     /// the root's proof number reaches `pn` or its disproof number `dn`,
     /// as df-pn leaves a child once a sibling looks better (a job of a

@@ -95,6 +95,18 @@ pub struct MasterConfig {
     /// Entries put into the shared table when it is made (a restored run
     /// state's, [`super::state::RunState::tt_seed`]); unused without one.
     pub tt_seed: Vec<(u64, crate::search::tt::TtValue)>,
+    /// Jobs pass table excerpts down ([`super::excerpt`]): an unresolved
+    /// job writes the entries of most work of its table, and the jobs
+    /// below its leaf start from them. For jobs with tables of their own
+    /// (no `shared_tt`).
+    pub excerpts: bool,
+}
+
+/// Table excerpts kept at once at most, for `jobs` jobs out: the oldest
+/// goes first (a leaf whose nearest excerpt went starts from the next one
+/// up, or empty).
+fn excerpts_kept(jobs: usize) -> usize {
+    jobs.saturating_mul(4).max(64)
 }
 /// A job out: its node and the job as sent.
 struct Out {
@@ -116,6 +128,17 @@ struct Master<'a, 's> {
     focus: HashMap<u64, u64>,
     /// The jobs' shared table (`cfg.shared_tt`), removed when the run ends.
     shared: Option<SharedTable>,
+    /// The table excerpt of each node whose job left one
+    /// (`cfg.excerpts`), and the order they came in.
+    excerpts: HashMap<u64, PathBuf>,
+    excerpt_order: std::collections::VecDeque<u64>,
+    /// Excerpts kept so far: each kept one's name has its number.
+    excerpt_seq: u64,
+    /// Excerpts no longer kept that a job out still names: each goes
+    /// once no job out names it.
+    excerpt_doomed: Vec<PathBuf>,
+    /// The excerpt last read for its numbers ([`Master::excerpt_hints`]).
+    excerpt_read: Option<(PathBuf, Arc<HashMap<u64, crate::search::tt::TtValue>>)>,
 }
 
 /// Runs a job-level search of `cfg.root` over `store` on `exec`, calling
@@ -184,9 +207,22 @@ pub fn run_master(
         status_file_failed: false,
         focus: HashMap::new(),
         shared,
+        excerpts: HashMap::new(),
+        excerpt_order: std::collections::VecDeque::new(),
+        excerpt_seq: 0,
+        excerpt_doomed: Vec::new(),
+        excerpt_read: None,
     };
     let result = m.run(exec, &mut progress, t0);
     exec.stop_all();
+    for p in m
+        .excerpts
+        .drain()
+        .map(|(_, p)| p)
+        .chain(m.excerpt_doomed.drain(..))
+    {
+        let _ = std::fs::remove_file(p);
+    }
     // Again at the end: a worker of a killed master stops on SIGTERM and
     // may write its result after the start's clean-up.
     remove_stale_jobs(&cfg.work_dir, m.top.header.generation);
@@ -374,8 +410,10 @@ impl Master<'_, '_> {
                 }
                 if pos.turn() != self.cfg.winner {
                     // Every reply must be proven: the replies go out as
-                    // jobs of their own (no speculation here).
-                    self.top.expand(id, n.budget, &HashMap::new())?;
+                    // jobs of their own (no speculation here), ordered by
+                    // what the jobs above learnt of them.
+                    let hints = self.excerpt_hints(id)?;
+                    self.top.expand(id, n.budget, &hints)?;
                     settled = true;
                     continue;
                 }
@@ -392,12 +430,13 @@ impl Master<'_, '_> {
                     time_s = time_s.min(left.as_secs_f64());
                 }
                 // Thresholds stop a job early for a sibling that looks
-                // better; only worth it where the jobs share a table (a
-                // job stopped early leaves its work there), otherwise a
-                // job runs to its budget.
-                let thresholds = match self.cfg.shared_tt {
-                    Some(_) => self.thresholds(id)?,
-                    None => None,
+                // better; only worth it where a job stopped early leaves
+                // its work to the next (a shared table, or its table
+                // excerpt), otherwise a job runs to its budget.
+                let thresholds = if self.cfg.shared_tt.is_some() || self.cfg.excerpts {
+                    self.thresholds(id)?
+                } else {
+                    None
                 };
                 // The replayed node (with its clock) and the positions
                 // before it since the last capture or pawn move.
@@ -432,6 +471,15 @@ impl Master<'_, '_> {
                 );
                 job.file.thresholds = thresholds;
                 job.file.shared_tt = self.shared.as_mut().map(|t| t.give(&path));
+                if self.cfg.excerpts && job.file.shared_tt.is_none() {
+                    job.file.tt_excerpt = self.excerpt_above(id)?.map(|(at, p)| {
+                        // Used: the last to go.
+                        self.excerpt_order.retain(|&n| n != at);
+                        self.excerpt_order.push_back(at);
+                        p
+                    });
+                    job.file.tt_excerpt_out = super::excerpt::entries_for(job.file.budget.nodes);
+                }
                 job.set_history(history);
                 job.write(&path)
                     .map_err(|e| MasterError::Io(path.clone(), e))?;
@@ -471,9 +519,12 @@ impl Master<'_, '_> {
                 at = n.parent;
             }
         }
+        self.drop_settled_excerpts()?;
         for (path, node) in moot {
             exec.cancel(&path);
+            let _ = std::fs::remove_file(super::excerpt::excerpt_path(&path));
             self.out.remove(&path);
+            self.sweep_doomed_excerpts();
             self.table_ended(&path, 0)?;
             let mut n = self.top.get(node)?;
             n.state = State::Frontier;
@@ -486,6 +537,139 @@ impl Master<'_, '_> {
             ] {
                 let _ = std::fs::remove_file(p);
             }
+        }
+        Ok(())
+    }
+
+    /// The table excerpt nearest above node `id` (its own first), if
+    /// any, and the node whose it is.
+    fn excerpt_above(&self, id: u64) -> Result<Option<(u64, PathBuf)>, MasterError> {
+        let mut at = id;
+        while at != super::top::HEADER_ID {
+            if let Some(p) = self.excerpts.get(&at) {
+                return Ok(Some((at, p.clone())));
+            }
+            at = self.top.get(at)?.parent;
+        }
+        Ok(None)
+    }
+
+    /// The numbers the nearest table excerpt above node `id` holds for
+    /// its children, by move code, as a job's hints give them (a child the
+    /// excerpt does not hold has none). Nothing without excerpts, or when
+    /// the excerpt cannot be read (said once in the job's log that read
+    /// it; here it only orders the children).
+    fn excerpt_hints(&mut self, id: u64) -> Result<HashMap<u16, (u32, u32)>, MasterError> {
+        let mut hints = HashMap::new();
+        let Some((_, file)) = self.excerpt_above(id)? else {
+            return Ok(hints);
+        };
+        let table = match &self.excerpt_read {
+            Some((p, t)) if *p == file => t.clone(),
+            _ => {
+                let Ok(entries) = super::excerpt::read(&file) else {
+                    return Ok(hints);
+                };
+                let t = Arc::new(entries.into_iter().collect::<HashMap<_, _>>());
+                self.excerpt_read = Some((file, t.clone()));
+                t
+            }
+        };
+        // The node's line since the last capture or pawn move, as its
+        // job's search keys it.
+        let (_, mut line) = self.replay(id)?;
+        let start = line.iter().rposition(|p| p.halfmoves() == 0).unwrap_or(0);
+        line.drain(..start);
+        let Some(&pos) = line.last() else {
+            return Ok(hints);
+        };
+        for &m in pos.legal_moves().iter() {
+            line.push(pos.play(m));
+            if let Some(v) = table.get(&crate::search::tt_key_of_line(&line)) {
+                let numbers = match (v.pn, v.dn) {
+                    (0, _) => (0, INF),
+                    (_, 0) => (INF, 0),
+                    (p, d) => (p, d),
+                };
+                hints.insert(m.watkins_code().cleared().raw(), numbers);
+            }
+            line.pop();
+        }
+        Ok(hints)
+    }
+
+    /// Keeps the table excerpt the job `job` left as node `node`'s (the
+    /// node's earlier one goes, and the oldest once [`excerpts_kept`] are
+    /// kept). It is renamed first, to a name of its own: the next job at
+    /// the node has the same file name, and reads this excerpt while it
+    /// writes its own.
+    fn keep_excerpt(&mut self, node: u64, job: &std::path::Path) {
+        self.excerpt_seq += 1;
+        let file = with_suffix(job, &format!(".{}.tt", self.excerpt_seq));
+        if std::fs::rename(super::excerpt::excerpt_path(job), &file).is_err() {
+            let _ = std::fs::remove_file(super::excerpt::excerpt_path(job));
+            return;
+        }
+        if let Some(old) = self.excerpts.insert(node, file) {
+            self.retire_excerpt(old);
+        }
+        self.excerpt_order.retain(|&n| n != node);
+        self.excerpt_order.push_back(node);
+        while self.excerpt_order.len() > excerpts_kept(self.cfg.jobs) {
+            if let Some(n) = self.excerpt_order.pop_front()
+                && let Some(p) = self.excerpts.remove(&n)
+            {
+                self.retire_excerpt(p);
+            }
+        }
+    }
+
+    /// Removes an excerpt no longer kept, or, while a job out names it
+    /// (one the simulation has not run yet, or a worker that has not
+    /// read it), dooms it to go once none does.
+    fn retire_excerpt(&mut self, file: PathBuf) {
+        if self.excerpt_named(&file) {
+            self.excerpt_doomed.push(file);
+        } else {
+            let _ = std::fs::remove_file(file);
+        }
+    }
+
+    /// Whether a job out names `file` as its excerpt.
+    fn excerpt_named(&self, file: &std::path::Path) -> bool {
+        self.out
+            .values()
+            .any(|o| o.job.file.tt_excerpt.as_deref() == Some(file))
+    }
+
+    /// Removes the doomed excerpts no job out names any more.
+    fn sweep_doomed_excerpts(&mut self) {
+        let doomed = std::mem::take(&mut self.excerpt_doomed);
+        for file in doomed {
+            self.retire_excerpt(file);
+        }
+    }
+
+    /// Removes the excerpts of nodes settled, or below a settled node: no
+    /// job is sent there any more.
+    fn drop_settled_excerpts(&mut self) -> Result<(), MasterError> {
+        let mut gone = Vec::new();
+        for &node in self.excerpts.keys() {
+            let mut at = node;
+            while at != super::top::HEADER_ID {
+                let n = self.top.get(at)?;
+                if n.settled() {
+                    gone.push(node);
+                    break;
+                }
+                at = n.parent;
+            }
+        }
+        for node in gone {
+            if let Some(p) = self.excerpts.remove(&node) {
+                self.retire_excerpt(p);
+            }
+            self.excerpt_order.retain(|&n| n != node);
         }
         Ok(())
     }
@@ -600,6 +784,7 @@ impl Master<'_, '_> {
         let Some(Out { node, job }) = self.out.remove(&path) else {
             return Ok(());
         };
+        self.sweep_doomed_excerpts();
         let n = self.top.get(node)?;
         let mut fig = JobFigure {
             id: job.file.id.clone(),
@@ -621,6 +806,23 @@ impl Master<'_, '_> {
         // (a rejected one's are not known).
         let nodes = taken.as_ref().map_or(0, |acc| acc.result.nodes);
         self.table_ended(&path, nodes)?;
+        let excerpt = super::excerpt::excerpt_path(&path);
+        // The excerpt of an unresolved job that says it wrote one, under
+        // the one name a job's excerpt has; any other goes.
+        match &taken {
+            Ok(acc)
+                if acc.result.outcome == JobOutcome::Unresolved
+                    && acc.result.tt_excerpt.as_deref()
+                        == excerpt.file_name().and_then(|n| n.to_str())
+                    && self.cfg.excerpts
+                    && excerpt.is_file() =>
+            {
+                self.keep_excerpt(node, &path)
+            }
+            _ => {
+                let _ = std::fs::remove_file(&excerpt);
+            }
+        }
         match taken {
             Ok(acc) => {
                 self.report.jobs_done += 1;

@@ -30,6 +30,13 @@ pub(in crate::search) fn line_key(line: &[Position]) -> u64 {
     key
 }
 
+/// The tt key a search gives the last of `line` ([`line_key`]), for a
+/// reader of its table outside the search (a master reading a job's
+/// table excerpt, `crate::jobs::excerpt`).
+pub fn tt_key_of_line(line: &[Position]) -> u64 {
+    line_key(line)
+}
+
 /// A fingerprint of how tt keys are made (the Zobrist numbers and the
 /// way keys of reversible moves are mixed): the keys of a fixed line, one
 /// of them reached by a reversible move, hashed. Tt entries kept in a

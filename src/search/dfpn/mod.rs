@@ -62,8 +62,8 @@ mod search;
 
 pub(super) use budget::Pool;
 use keys::mix;
-pub use keys::tt_key_fingerprint;
 pub(super) use keys::{child_key, line_key};
+pub use keys::{tt_key_fingerprint, tt_key_of_line};
 pub(super) use search::{BUSY_WEIGHT, Busy, Search};
 
 use super::Prover;

@@ -108,6 +108,13 @@ pub(crate) struct ManyArgs {
     /// /dev/shm, so a job finds what earlier and concurrent jobs learnt).
     #[arg(long)]
     no_shared_table: bool,
+    /// Jobs with tables of their own (slurm, sim, --no-shared-table) do
+    /// not pass table excerpts down: by default an unresolved job leaves
+    /// the entries of most work of its table (`JOB.json.tt`, about 10
+    /// bytes a node of its budget, at most 40 MB) and the jobs below its
+    /// leaf start from them. docs/prove.md, "Table excerpts".
+    #[arg(long)]
+    no_table_excerpts: bool,
     /// Save the run state (the top tree with its numbers, what it proved
     /// and disproved, and the proofs of its proven nodes up to
     /// --state-records) to this zstd file every --state-every and when
@@ -399,6 +406,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         }
     };
     let line = crate::rules::line_san(&start, &played);
+    let shares = exec.shares_table() && !many.no_shared_table;
     let cfg = MasterConfig {
         rules,
         root: pos,
@@ -421,11 +429,13 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         },
         stop: Some(crate::search::run::stop_flag()),
         // Simulated workers have tables of their own, as Slurm jobs do.
-        shared_tt: (exec.shares_table() && !many.no_shared_table).then(shared_table_path),
+        shared_tt: shares.then(shared_table_path),
         in_process: exec.in_process(),
         focus: many.job_focus,
         state,
         tt_seed,
+        // A shared table holds what excerpts would pass down.
+        excerpts: !many.no_table_excerpts && !shares,
         min_nodes: exec.min_job_nodes(many.job_nodes),
     };
     let show = io::stderr().is_terminal() && !args.json;
