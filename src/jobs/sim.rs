@@ -336,6 +336,16 @@ impl Executor for Sim {
         Ok(())
     }
 
+    /// A simulated job's start costs its latency: as many nodes as a
+    /// worker searches in that time, so a threshold stops no job before
+    /// it has searched as long as it waited (at least a tenth of the
+    /// first budget, at most half of it, as thresholds must still stop
+    /// jobs).
+    fn min_job_nodes(&self, job_nodes: u64) -> u64 {
+        let waited = (self.cfg.latency * self.cfg.rate).min(u64::MAX as f64) as u64;
+        (job_nodes / 10).max(waited).min(job_nodes / 2)
+    }
+
     fn poll(&mut self) -> Result<Vec<Ended>, ExecError> {
         if self.out.is_empty() {
             return Ok(Vec::new());

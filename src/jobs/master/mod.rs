@@ -89,6 +89,13 @@ pub struct MasterConfig {
     /// Selection stays with a child within df-pn's margin of its best
     /// sibling (experimental).
     pub focus: bool,
+    /// Where the winner moves, the selection goes to a child only while
+    /// its proof number is at most this many times its best sibling's
+    /// ([`super::top::TopTree::select_focused`]); `None`: to any.
+    pub speculation: Option<f64>,
+    /// Leaves go first where they are needed, a job out counting as a
+    /// proof ([`super::top::TopTree::select_needed`]).
+    pub needed_first: bool,
     /// Save the run state to a file (`prove --state`), see
     /// [`super::state`].
     pub state: Option<super::state::StateSave>,
@@ -387,10 +394,11 @@ impl Master<'_, '_> {
             if free == 0 {
                 break;
             }
-            let picked = if self.cfg.focus {
-                self.top.select_focused(free, Some(&mut self.focus))?
+            let focus = self.cfg.focus.then_some(&mut self.focus);
+            let picked = if self.cfg.needed_first {
+                self.top.select_needed(free, focus, self.cfg.speculation)?
             } else {
-                self.top.select(free)?
+                self.top.select_focused(free, focus, self.cfg.speculation)?
             };
             if picked.is_empty() {
                 break;

@@ -81,6 +81,14 @@ pub(crate) struct ManyArgs {
     /// margin of its best sibling (experimental).
     #[arg(long, hide = true)]
     job_focus: bool,
+    /// Where the winner moves, jobs go to a move only while its proof
+    /// number is at most F times the best move's (F >= 1; 0: to any).
+    #[arg(long, default_value_t = 0.0, hide = true, value_name = "F")]
+    job_speculation: f64,
+    /// Jobs go first where they are needed, a job out counting as a
+    /// proof (JL-PNS's virtual win).
+    #[arg(long, hide = true)]
+    job_needed_first: bool,
     /// Factor of a child's budget over its parent's.
     #[arg(long, default_value_t = 2, hide = true)]
     job_growth: u64,
@@ -432,6 +440,8 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         shared_tt: shares.then(shared_table_path),
         in_process: exec.in_process(),
         focus: many.job_focus,
+        speculation: (many.job_speculation >= 1.0).then_some(many.job_speculation),
+        needed_first: many.job_needed_first,
         state,
         tt_seed,
         // A shared table holds what excerpts would pass down.
