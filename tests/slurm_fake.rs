@@ -310,7 +310,9 @@ fn squeue_down_past_the_patience_stops_the_master_cleanly() {
         &dir,
         &[("FAKE_SQUEUE_DIES_AFTER", "2")],
         &["--slurm-patience", "2"],
-        &["e4"],
+        // A line that outlives two squeue calls (1.e4 no longer does,
+        // its jobs passing their table excerpts down).
+        &["e3", "Na6"],
     );
     assert_eq!(o.status.code(), Some(2), "{}", util::stderr(&o));
     let err = util::stderr(&o);
