@@ -212,18 +212,6 @@ fn table_excerpts_save_the_jobs_work_and_leave_nothing_behind() {
         left.sort();
         assert_eq!(left, ["master.lock", "status.json"], "{work}");
     }
-    let v = Command::new(EXE)
-        .arg("verify")
-        .arg("--db")
-        .arg(dir.join("with.redb"))
-        .arg("d4")
-        .output()
-        .unwrap();
-    assert_eq!(
-        v.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&v.stdout)
-    );
+    util::assert_store_certified(&dir.join("with.redb"), &["d4"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

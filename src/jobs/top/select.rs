@@ -189,19 +189,23 @@ mod tests {
     use super::*;
     use crate::rules::{Color, Rules};
 
+    /// The children of `id` not settled, in move order.
+    fn open(t: &TopTree, id: u64) -> Vec<u64> {
+        t.children(&t.get(id).unwrap())
+            .unwrap()
+            .into_iter()
+            .filter(|(_, c)| !c.settled())
+            .map(|(id, _)| id)
+            .collect()
+    }
+
     #[test]
     fn focused_selection_stays_with_a_child_within_the_margin() {
         let (dir, store, pos) = scratch("focus");
         let mut t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
         t.expand(0, 200, &HashMap::new()).unwrap();
         // The root's children (White to move: the winner) at 100 but two.
-        let kids: Vec<u64> = t
-            .children(&t.root().unwrap())
-            .unwrap()
-            .into_iter()
-            .filter(|(_, c)| !c.settled())
-            .map(|(id, _)| id)
-            .collect();
+        let kids = open(&t, 0);
         for &k in &kids {
             t.set(k, State::Frontier, 1000, 10).unwrap();
         }
@@ -239,14 +243,6 @@ mod tests {
         let (dir, store, pos) = scratch("needed");
         let mut t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
         t.expand(0, 200, &HashMap::new()).unwrap();
-        let open = |t: &TopTree, id: u64| -> Vec<u64> {
-            t.children(&t.get(id).unwrap())
-                .unwrap()
-                .into_iter()
-                .filter(|(_, c)| !c.settled())
-                .map(|(id, _)| id)
-                .collect()
-        };
         // White's best move `a`, its replies `r1` (Black's best) and the
         // others, and White's moves below `r1`.
         let kids = open(&t, 0);
@@ -293,13 +289,7 @@ mod tests {
         let (dir, store, pos) = scratch("speculate");
         let mut t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
         t.expand(0, 200, &HashMap::new()).unwrap();
-        let kids: Vec<u64> = t
-            .children(&t.root().unwrap())
-            .unwrap()
-            .into_iter()
-            .filter(|(_, c)| !c.settled())
-            .map(|(id, _)| id)
-            .collect();
+        let kids = open(&t, 0);
         for &k in &kids {
             t.set(k, State::Frontier, 1000, 10).unwrap();
         }
