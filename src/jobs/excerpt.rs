@@ -26,8 +26,31 @@ use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"APTTX001";
 
-/// Bytes of one entry in the file.
-const ENTRY_LEN: usize = 20;
+/// Bytes of one table entry, in an excerpt and in a run's state file
+/// ([`super::state`]).
+pub(super) const ENTRY_LEN: usize = 20;
+
+/// Appends one table entry: key (u64), pn, dn, work (u32 each), all
+/// little-endian.
+pub(super) fn push_entry(b: &mut Vec<u8>, key: u64, v: &TtValue) {
+    b.extend_from_slice(&key.to_le_bytes());
+    b.extend_from_slice(&v.pn.to_le_bytes());
+    b.extend_from_slice(&v.dn.to_le_bytes());
+    b.extend_from_slice(&v.work.to_le_bytes());
+}
+
+/// The table entry [`push_entry`] wrote.
+pub(super) fn entry(b: &[u8; ENTRY_LEN]) -> (u64, TtValue) {
+    let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
+    (
+        u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+        TtValue {
+            pn: u32_at(8),
+            dn: u32_at(12),
+            work: u32_at(16),
+        },
+    )
+}
 
 /// Entries a job's excerpt holds at most, whatever its budget
 /// (20 bytes each: 40 MB).
@@ -53,10 +76,7 @@ pub fn write(path: &Path, entries: &[(u64, TtValue)]) -> std::io::Result<u64> {
     b.extend_from_slice(&crate::search::tt_key_fingerprint().to_le_bytes());
     b.extend_from_slice(&(entries.len() as u64).to_le_bytes());
     for (k, v) in entries {
-        b.extend_from_slice(&k.to_le_bytes());
-        b.extend_from_slice(&v.pn.to_le_bytes());
-        b.extend_from_slice(&v.dn.to_le_bytes());
-        b.extend_from_slice(&v.work.to_le_bytes());
+        push_entry(&mut b, *k, v);
     }
     let digest = Sha256::digest(&b);
     b.extend_from_slice(&digest);
@@ -90,21 +110,9 @@ pub fn read(path: &Path) -> Result<Vec<(u64, TtValue)>, String> {
     if n.checked_mul(ENTRY_LEN as u64) != Some((body.len() - 24) as u64) {
         return Err(bad("its entry count does not match its length"));
     }
-    let u32_at = |at: usize| u32::from_le_bytes(body[at..at + 4].try_into().expect("4 bytes"));
     Ok(body[24..]
         .chunks_exact(ENTRY_LEN)
-        .enumerate()
-        .map(|(i, _)| {
-            let at = 24 + i * ENTRY_LEN;
-            (
-                word(at),
-                TtValue {
-                    pn: u32_at(at + 8),
-                    dn: u32_at(at + 12),
-                    work: u32_at(at + 16),
-                },
-            )
-        })
+        .map(|c| entry(c.try_into().expect("an entry's bytes")))
         .collect())
 }
 

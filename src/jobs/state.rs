@@ -305,10 +305,7 @@ fn encode(state: &RunState) -> Vec<u8> {
     b.extend_from_slice(&state.tt_fingerprint.to_le_bytes());
     b.extend_from_slice(&(state.tt.len() as u64).to_le_bytes());
     for (k, v) in &state.tt {
-        b.extend_from_slice(&k.to_le_bytes());
-        b.extend_from_slice(&v.pn.to_le_bytes());
-        b.extend_from_slice(&v.dn.to_le_bytes());
-        b.extend_from_slice(&v.work.to_le_bytes());
+        super::excerpt::push_entry(&mut b, *k, v);
     }
     let digest = Sha256::digest(&b);
     b.extend_from_slice(&digest);
@@ -361,12 +358,10 @@ fn decode(b: &[u8]) -> Result<RunState, String> {
         tt_fingerprint = u64::from_le_bytes(take(8)?.try_into().expect("8"));
         let n = u64::from_le_bytes(take(8)?.try_into().expect("8"));
         for _ in 0..n {
-            let key = u64::from_le_bytes(take(8)?.try_into().expect("8"));
-            let mut word = || -> Result<u32, String> {
-                Ok(u32::from_le_bytes(take(4)?.try_into().expect("4")))
-            };
-            let (pn, dn, work) = (word()?, word()?, word()?);
-            tt.push((key, TtValue { pn, dn, work }));
+            let e = take(super::excerpt::ENTRY_LEN)?;
+            tt.push(super::excerpt::entry(
+                e.try_into().expect("an entry's bytes"),
+            ));
         }
     }
     if at != body.len() {

@@ -24,11 +24,13 @@
 //! and clean-up), `error` ([`MasterError`]).
 
 mod error;
+mod kept_excerpts;
 mod report;
 mod status;
 mod workdir;
 
 pub use error::MasterError;
+use kept_excerpts::{KeptExcerpts, excerpts_kept};
 pub use report::{JobFigure, LineStep, MasterReport, MasterResult, MoveFigure};
 pub use status::{STATUS_EVERY, Status, status_path};
 use workdir::remove_stale_jobs;
@@ -109,12 +111,6 @@ pub struct MasterConfig {
     pub excerpts: bool,
 }
 
-/// Table excerpts kept at once at most, for `jobs` jobs out: the oldest
-/// goes first (a leaf whose nearest excerpt went starts from the next one
-/// up, or empty).
-fn excerpts_kept(jobs: usize) -> usize {
-    jobs.saturating_mul(4).max(64)
-}
 /// A job out: its node and the job as sent.
 struct Out {
     node: u64,
@@ -135,17 +131,9 @@ struct Master<'a, 's> {
     focus: HashMap<u64, u64>,
     /// The jobs' shared table (`cfg.shared_tt`), removed when the run ends.
     shared: Option<SharedTable>,
-    /// The table excerpt of each node whose job left one
-    /// (`cfg.excerpts`), and the order they came in.
-    excerpts: HashMap<u64, PathBuf>,
-    excerpt_order: std::collections::VecDeque<u64>,
-    /// Excerpts kept so far: each kept one's name has its number.
-    excerpt_seq: u64,
-    /// Excerpts no longer kept that a job out still names: each goes
-    /// once no job out names it.
-    excerpt_doomed: Vec<PathBuf>,
-    /// The excerpt last read for its numbers ([`Master::excerpt_hints`]).
-    excerpt_read: Option<(PathBuf, Arc<HashMap<u64, crate::search::tt::TtValue>>)>,
+    /// The table excerpts of the nodes whose jobs left one
+    /// (`cfg.excerpts`).
+    excerpts: KeptExcerpts,
 }
 
 /// Runs a job-level search of `cfg.root` over `store` on `exec`, calling
@@ -214,22 +202,11 @@ pub fn run_master(
         status_file_failed: false,
         focus: HashMap::new(),
         shared,
-        excerpts: HashMap::new(),
-        excerpt_order: std::collections::VecDeque::new(),
-        excerpt_seq: 0,
-        excerpt_doomed: Vec::new(),
-        excerpt_read: None,
+        excerpts: KeptExcerpts::new(excerpts_kept(cfg.jobs)),
     };
     let result = m.run(exec, &mut progress, t0);
     exec.stop_all();
-    for p in m
-        .excerpts
-        .drain()
-        .map(|(_, p)| p)
-        .chain(m.excerpt_doomed.drain(..))
-    {
-        let _ = std::fs::remove_file(p);
-    }
+    m.excerpts.remove_all();
     // Again at the end: a worker of a killed master stops on SIGTERM and
     // may write its result after the start's clean-up.
     remove_stale_jobs(&cfg.work_dir, m.top.header.generation);
@@ -482,8 +459,7 @@ impl Master<'_, '_> {
                 if self.cfg.excerpts && job.file.shared_tt.is_none() {
                     job.file.tt_excerpt = self.excerpt_above(id)?.map(|(at, p)| {
                         // Used: the last to go.
-                        self.excerpt_order.retain(|&n| n != at);
-                        self.excerpt_order.push_back(at);
+                        self.excerpts.touch(at);
                         p
                     });
                     job.file.tt_excerpt_out = super::excerpt::entries_for(job.file.budget.nodes);
@@ -552,14 +528,11 @@ impl Master<'_, '_> {
     /// The table excerpt nearest above node `id` (its own first), if
     /// any, and the node whose it is.
     fn excerpt_above(&self, id: u64) -> Result<Option<(u64, PathBuf)>, MasterError> {
-        let mut at = id;
-        while at != super::top::HEADER_ID {
-            if let Some(p) = self.excerpts.get(&at) {
-                return Ok(Some((at, p.clone())));
-            }
-            at = self.top.get(at)?.parent;
-        }
-        Ok(None)
+        let top = &self.top;
+        self.excerpts.nearest(id, |n| {
+            let up = top.get(n)?.parent;
+            Ok::<_, MasterError>((up != super::top::HEADER_ID).then_some(up))
+        })
     }
 
     /// The numbers the nearest table excerpt above node `id` holds for
@@ -572,16 +545,8 @@ impl Master<'_, '_> {
         let Some((_, file)) = self.excerpt_above(id)? else {
             return Ok(hints);
         };
-        let table = match &self.excerpt_read {
-            Some((p, t)) if *p == file => t.clone(),
-            _ => {
-                let Ok(entries) = super::excerpt::read(&file) else {
-                    return Ok(hints);
-                };
-                let t = Arc::new(entries.into_iter().collect::<HashMap<_, _>>());
-                self.excerpt_read = Some((file, t.clone()));
-                t
-            }
+        let Some(table) = self.excerpts.table(&file) else {
+            return Ok(hints);
         };
         // The node's line since the last capture or pawn move, as its
         // job's search keys it.
@@ -606,63 +571,23 @@ impl Master<'_, '_> {
         Ok(hints)
     }
 
-    /// Keeps the table excerpt the job `job` left as node `node`'s (the
-    /// node's earlier one goes, and the oldest once [`excerpts_kept`] are
-    /// kept). It is renamed first, to a name of its own: the next job at
-    /// the node has the same file name, and reads this excerpt while it
-    /// writes its own.
-    fn keep_excerpt(&mut self, node: u64, job: &std::path::Path) {
-        self.excerpt_seq += 1;
-        let file = with_suffix(job, &format!(".{}.tt", self.excerpt_seq));
-        if std::fs::rename(super::excerpt::excerpt_path(job), &file).is_err() {
-            let _ = std::fs::remove_file(super::excerpt::excerpt_path(job));
-            return;
-        }
-        if let Some(old) = self.excerpts.insert(node, file) {
-            self.retire_excerpt(old);
-        }
-        self.excerpt_order.retain(|&n| n != node);
-        self.excerpt_order.push_back(node);
-        while self.excerpt_order.len() > excerpts_kept(self.cfg.jobs) {
-            if let Some(n) = self.excerpt_order.pop_front()
-                && let Some(p) = self.excerpts.remove(&n)
-            {
-                self.retire_excerpt(p);
-            }
-        }
-    }
-
-    /// Removes an excerpt no longer kept, or, while a job out names it
-    /// (one the simulation has not run yet, or a worker that has not
-    /// read it), dooms it to go once none does.
-    fn retire_excerpt(&mut self, file: PathBuf) {
-        if self.excerpt_named(&file) {
-            self.excerpt_doomed.push(file);
-        } else {
-            let _ = std::fs::remove_file(file);
-        }
-    }
-
     /// Whether a job out names `file` as its excerpt.
-    fn excerpt_named(&self, file: &std::path::Path) -> bool {
-        self.out
-            .values()
+    fn excerpt_named(out: &HashMap<PathBuf, Out>, file: &std::path::Path) -> bool {
+        out.values()
             .any(|o| o.job.file.tt_excerpt.as_deref() == Some(file))
     }
 
     /// Removes the doomed excerpts no job out names any more.
     fn sweep_doomed_excerpts(&mut self) {
-        let doomed = std::mem::take(&mut self.excerpt_doomed);
-        for file in doomed {
-            self.retire_excerpt(file);
-        }
+        let out = &self.out;
+        self.excerpts.sweep(|f| Self::excerpt_named(out, f));
     }
 
     /// Removes the excerpts of nodes settled, or below a settled node: no
     /// job is sent there any more.
     fn drop_settled_excerpts(&mut self) -> Result<(), MasterError> {
         let mut gone = Vec::new();
-        for &node in self.excerpts.keys() {
+        for node in self.excerpts.nodes() {
             let mut at = node;
             while at != super::top::HEADER_ID {
                 let n = self.top.get(at)?;
@@ -673,12 +598,9 @@ impl Master<'_, '_> {
                 at = n.parent;
             }
         }
-        for node in gone {
-            if let Some(p) = self.excerpts.remove(&node) {
-                self.retire_excerpt(p);
-            }
-            self.excerpt_order.retain(|&n| n != node);
-        }
+        let out = &self.out;
+        self.excerpts
+            .drop_nodes(&gone, |f| Self::excerpt_named(out, f));
         Ok(())
     }
 
@@ -825,7 +747,9 @@ impl Master<'_, '_> {
                     && self.cfg.excerpts
                     && excerpt.is_file() =>
             {
-                self.keep_excerpt(node, &path)
+                let out = &self.out;
+                self.excerpts
+                    .keep(node, &path, |f| Self::excerpt_named(out, f))
             }
             _ => {
                 let _ = std::fs::remove_file(&excerpt);
