@@ -95,9 +95,6 @@ pub struct MasterConfig {
     /// its proof number is at most this many times its best sibling's
     /// ([`super::top::TopTree::select_focused`]); `None`: to any.
     pub speculation: Option<f64>,
-    /// Leaves go first where they are needed, a job out counting as a
-    /// proof ([`super::top::TopTree::select_needed`]).
-    pub needed_first: bool,
     /// Save the run state to a file (`prove --state`), see
     /// [`super::state`].
     pub state: Option<super::state::StateSave>,
@@ -372,11 +369,7 @@ impl Master<'_, '_> {
                 break;
             }
             let focus = self.cfg.focus.then_some(&mut self.focus);
-            let picked = if self.cfg.needed_first {
-                self.top.select_needed(free, focus, self.cfg.speculation)?
-            } else {
-                self.top.select_focused(free, focus, self.cfg.speculation)?
-            };
+            let picked = self.top.select_focused(free, focus, self.cfg.speculation)?;
             if picked.is_empty() {
                 break;
             }

@@ -85,10 +85,6 @@ pub(crate) struct ManyArgs {
     /// number is at most F times the best move's (F >= 1; 0: to any).
     #[arg(long, default_value_t = 0.0, hide = true, value_name = "F")]
     job_speculation: f64,
-    /// Jobs go first where they are needed, a job out counting as a
-    /// proof (JL-PNS's virtual win).
-    #[arg(long, hide = true)]
-    job_needed_first: bool,
     /// Factor of a child's budget over its parent's.
     #[arg(long, default_value_t = 2, hide = true)]
     job_growth: u64,
@@ -441,7 +437,6 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         in_process: exec.in_process(),
         focus: many.job_focus,
         speculation: (many.job_speculation >= 1.0).then_some(many.job_speculation),
-        needed_first: many.job_needed_first,
         state,
         tt_seed,
         // A shared table holds what excerpts would pass down.
