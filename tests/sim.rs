@@ -215,3 +215,29 @@ fn table_excerpts_save_the_jobs_work_and_leave_nothing_behind() {
     util::assert_store_certified(&dir.join("with.redb"), &["d4"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_leaf_where_the_loser_moves_goes_out_as_one_job_not_a_job_a_reply() {
+    let dir = util::temp_dir("loser-jobs");
+    let args = ["--jobs", "4", "--sim-rate", "1M", "--sim-latency", "0.5"];
+    let one = util::ok_json(&sim(&dir.join("one.redb"), &args));
+    let each = util::ok_json(&sim(
+        &dir.join("each.redb"),
+        &[&args[..], &["--job-expand-loser-nodes"]].concat(),
+    ));
+    for v in [&one, &each] {
+        assert_eq!(v["result"], "proven", "{v}");
+        assert_eq!(v["report"]["leaves_failed"], 0, "{v}");
+    }
+    // Each reply a job of its own costs a latency a reply, most of them
+    // proven in a fraction of it (exact counts: the same on any machine).
+    let fig = |v: &serde_json::Value, k: &str| v["sim"][k].as_f64().unwrap();
+    assert!(
+        fig(&one, "jobs") < fig(&each, "jobs") && fig(&one, "virtual_s") < fig(&each, "virtual_s"),
+        "{} against {}",
+        one["sim"],
+        each["sim"]
+    );
+    util::assert_store_certified(&dir.join("one.redb"), &["d4"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -95,6 +95,13 @@ pub struct MasterConfig {
     /// its proof number is at most this many times its best sibling's
     /// ([`super::top::TopTree::select_focused`]); `None`: to any.
     pub speculation: Option<f64>,
+    /// A leaf where the loser moves goes out as one job (all its replies
+    /// in one worker: one start, one latency, one table), and is expanded
+    /// into a job a reply only when that job runs out of budget. `false`:
+    /// expanded at once, as the first versions did (`prove
+    /// --job-expand-loser-nodes`), which costs a job start for each reply,
+    /// most of them proven in a fraction of it.
+    pub loser_jobs: bool,
     /// Save the run state to a file (`prove --state`), see
     /// [`super::state`].
     pub state: Option<super::state::StateSave>,
@@ -386,10 +393,11 @@ impl Master<'_, '_> {
                     settled = true;
                     continue;
                 }
-                if pos.turn() != self.cfg.winner {
-                    // Every reply must be proven: the replies go out as
-                    // jobs of their own (no speculation here), ordered by
-                    // what the jobs above learnt of them.
+                if pos.turn() != self.cfg.winner && !self.cfg.loser_jobs {
+                    // Every reply must be proven: with loser leaves
+                    // expanded at once, the replies go out as jobs of
+                    // their own (no speculation here), ordered by what the
+                    // jobs above learnt of them.
                     let hints = self.excerpt_hints(id)?;
                     self.top.expand(id, n.budget, &hints)?;
                     settled = true;

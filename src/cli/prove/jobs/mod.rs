@@ -85,6 +85,11 @@ pub(crate) struct ManyArgs {
     /// number is at most F times the best move's (F >= 1; 0: to any).
     #[arg(long, default_value_t = 0.0, hide = true, value_name = "F")]
     job_speculation: f64,
+    /// A leaf where the loser moves is expanded at once, a job for each
+    /// reply, instead of going out as one job (the first versions' way;
+    /// measured slower, kept to compare).
+    #[arg(long, hide = true)]
+    job_expand_loser_nodes: bool,
     /// Factor of a child's budget over its parent's.
     #[arg(long, default_value_t = 2, hide = true)]
     job_growth: u64,
@@ -437,6 +442,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         in_process: exec.in_process(),
         focus: many.job_focus,
         speculation: (many.job_speculation >= 1.0).then_some(many.job_speculation),
+        loser_jobs: !many.job_expand_loser_nodes,
         state,
         tt_seed,
         // A shared table holds what excerpts would pass down.
