@@ -179,20 +179,28 @@ fn bad_simulation_settings_are_usage_errors_naming_the_option() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn table_excerpts_save_the_jobs_work_and_leave_nothing_behind() {
-    let dir = util::temp_dir("excerpts");
+/// [`sim`] on 4 workers (rate 1M, latency 0.5 s) in `dir`, into
+/// `with.redb` as given and into `without.redb` with `flag` added; each
+/// must prove the line with no leaf failed and no job rejected.
+fn with_and_without(dir: &Path, flag: &str) -> (serde_json::Value, serde_json::Value) {
     let args = ["--jobs", "4", "--sim-rate", "1M", "--sim-latency", "0.5"];
     let with = util::ok_json(&sim(&dir.join("with.redb"), &args));
     let without = util::ok_json(&sim(
         &dir.join("without.redb"),
-        &[&args[..], &["--no-table-excerpts"]].concat(),
+        &[&args[..], &[flag]].concat(),
     ));
     for v in [&with, &without] {
         assert_eq!(v["result"], "proven", "{v}");
         assert_eq!(v["report"]["leaves_failed"], 0, "{v}");
         assert_eq!(v["report"]["jobs_rejected"], 0, "{v}");
     }
+    (with, without)
+}
+
+#[test]
+fn table_excerpts_save_the_jobs_work_and_leave_nothing_behind() {
+    let dir = util::temp_dir("excerpts");
+    let (with, without) = with_and_without(&dir, "--no-table-excerpts");
     // A job below an unresolved one starts from its table's excerpt
     // instead of an empty table (1.d4 in 1,000-node jobs: about a fifth
     // of the nodes).
@@ -219,16 +227,7 @@ fn table_excerpts_save_the_jobs_work_and_leave_nothing_behind() {
 #[test]
 fn a_leaf_where_the_loser_moves_goes_out_as_one_job_not_a_job_a_reply() {
     let dir = util::temp_dir("loser-jobs");
-    let args = ["--jobs", "4", "--sim-rate", "1M", "--sim-latency", "0.5"];
-    let one = util::ok_json(&sim(&dir.join("one.redb"), &args));
-    let each = util::ok_json(&sim(
-        &dir.join("each.redb"),
-        &[&args[..], &["--job-expand-loser-nodes"]].concat(),
-    ));
-    for v in [&one, &each] {
-        assert_eq!(v["result"], "proven", "{v}");
-        assert_eq!(v["report"]["leaves_failed"], 0, "{v}");
-    }
+    let (one, each) = with_and_without(&dir, "--job-expand-loser-nodes");
     // Each reply a job of its own costs a latency a reply, most of them
     // proven in a fraction of it (exact counts: the same on any machine).
     let fig = |v: &serde_json::Value, k: &str| v["sim"][k].as_f64().unwrap();
@@ -238,6 +237,6 @@ fn a_leaf_where_the_loser_moves_goes_out_as_one_job_not_a_job_a_reply() {
         one["sim"],
         each["sim"]
     );
-    util::assert_store_certified(&dir.join("one.redb"), &["d4"]);
+    util::assert_store_certified(&dir.join("with.redb"), &["d4"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -489,19 +489,26 @@ impl Master<'_, '_> {
         Ok(sent)
     }
 
+    /// Whether node `at` or one above it is settled (`at` the header's id:
+    /// no).
+    fn settled_from(&self, mut at: u64) -> Result<bool, MasterError> {
+        while at != super::top::HEADER_ID {
+            let n = self.top.get(at)?;
+            if n.settled() {
+                return Ok(true);
+            }
+            at = n.parent;
+        }
+        Ok(false)
+    }
+
     /// Stops the jobs whose leaves lie below a node settled meanwhile (a
     /// sibling's result decided their parent): their work is moot.
     fn cancel_settled(&mut self, exec: &mut dyn Executor) -> Result<(), MasterError> {
         let mut moot = Vec::new();
         for (path, o) in &self.out {
-            let mut at = self.top.get(o.node)?.parent;
-            while at != super::top::HEADER_ID {
-                let n = self.top.get(at)?;
-                if n.settled() {
-                    moot.push((path.clone(), o.node));
-                    break;
-                }
-                at = n.parent;
+            if self.settled_from(self.top.get(o.node)?.parent)? {
+                moot.push((path.clone(), o.node));
             }
         }
         self.drop_settled_excerpts()?;
@@ -589,14 +596,8 @@ impl Master<'_, '_> {
     fn drop_settled_excerpts(&mut self) -> Result<(), MasterError> {
         let mut gone = Vec::new();
         for node in self.excerpts.nodes() {
-            let mut at = node;
-            while at != super::top::HEADER_ID {
-                let n = self.top.get(at)?;
-                if n.settled() {
-                    gone.push(node);
-                    break;
-                }
-                at = n.parent;
+            if self.settled_from(node)? {
+                gone.push(node);
             }
         }
         let out = &self.out;
