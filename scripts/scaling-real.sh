@@ -3,16 +3,17 @@
 # `prove --executor local --jobs P --no-shared-table` (worker processes,
 # each with a table of its own, as the simulation's jobs have) beside
 # `prove --executor sim --jobs P` at this machine's measured rate and a
-# worker start of LATENCY seconds, each on a fresh store, ROUNDS times;
+# worker start of LATENCY seconds (0.3: what a local job costs beyond its
+# search, measured on rungs 8-10, docs/prove.md), each on a fresh store, ROUNDS times;
 # prints each run and the ratio real wall / simulated virtual time (the
 # target: 0.5 to 2). Made for a 16-core machine (the default P list,
 # 2 and 16, and rung 10 take a few minutes there: under 8 in all); on
 # fewer cores give --p 2.
 #
-#   scripts/scaling-real.sh [--rounds R] [--p "2 16"] [--latency 0.05]
+#   scripts/scaling-real.sh [--rounds R] [--p "2 16"] [--latency 0.3]
 #                           [--memory 1G] [LINE...]      (default line: e3 f5)
 set -euo pipefail
-rounds=2 plist="2 16" latency=0.05 memory=1G
+rounds=2 plist="2 16" latency=0.3 memory=1G
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
