@@ -102,6 +102,14 @@ pub struct MasterConfig {
     /// --job-expand-loser-nodes`), which costs a job start for each reply,
     /// most of them proven in a fraction of it.
     pub loser_jobs: bool,
+    /// A job's thresholds are set against its siblings whose job is not
+    /// out only (a sibling searched by a worker of its own gains nothing
+    /// from this job stopping early, and a stopped job costs another
+    /// start). `false`: against every sibling not settled, as before
+    /// (`prove --job-thresholds-all-siblings`, to compare), and the
+    /// command's choice where jobs share a table: a job stopped early
+    /// loses little there, its work being in the table.
+    pub free_siblings: bool,
     /// Save the run state to a file (`prove --state`), see
     /// [`super::state`].
     pub state: Option<super::state::StateSave>,
@@ -646,12 +654,7 @@ impl Master<'_, '_> {
             let or = parent.position().turn() == self.cfg.winner;
             let second = self
                 .top
-                .children(&parent)?
-                .into_iter()
-                .filter(|(cid, c)| *cid != w[1] && !c.settled())
-                .map(|(_, c)| if or { c.pn } else { c.dn })
-                .min()
-                .unwrap_or(INF);
+                .best_sibling(&parent, w[1], or, self.cfg.free_siblings)?;
             if or {
                 thpn = thpn.min(eps(second).max(eps(child.pn)));
                 thdn = sub(thdn, parent.dn, child.dn).max(child.dn.saturating_add(1));
@@ -730,6 +733,7 @@ impl Master<'_, '_> {
             time_s: 0.0,
             check_s: 0.0,
             records: 0,
+            stopped_by: None,
         };
         let reader = self.store.reader()?;
         let taken = take_result(&path, &job, &reader, self.tables.as_ref())?;
@@ -764,6 +768,7 @@ impl Master<'_, '_> {
                 fig.time_s = acc.result.time_s;
                 fig.check_s = acc.check_s;
                 fig.records = acc.records.len() as u64;
+                fig.stopped_by = acc.result.stopped_by.clone();
                 self.report.records_merged += fig.records;
                 match acc.result.outcome {
                     JobOutcome::Proven => {

@@ -58,6 +58,10 @@ pub struct JobFigure {
     pub check_s: f64,
     /// Records it brought into the store.
     pub records: u64,
+    /// What stopped it unresolved (`budget`, `threshold`, `signal`, as
+    /// its result says).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
 }
 
 /// What a master run did.

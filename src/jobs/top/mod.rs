@@ -290,6 +290,30 @@ impl<'s> TopTree<'s> {
         self.update_ancestors(id)
     }
 
+    /// The best number among the children of `parent` other than `child`
+    /// and not settled (proof number where the winner moves, `or`, else
+    /// disproof number; [`INF`] if none): what a job's threshold at
+    /// `child` is set against. With `free_only`, children whose job is
+    /// out are passed over too: a sibling being searched by a worker of
+    /// its own gains nothing from this job stopping early.
+    pub fn best_sibling(
+        &self,
+        parent: &TopNode,
+        child: u64,
+        or: bool,
+        free_only: bool,
+    ) -> Result<u32, StoreError> {
+        Ok(self
+            .children(parent)?
+            .into_iter()
+            .filter(|(id, c)| {
+                *id != child && !c.settled() && !(free_only && c.state == State::InFlight)
+            })
+            .map(|(_, c)| if or { c.pn } else { c.dn })
+            .min()
+            .unwrap_or(INF))
+    }
+
     /// The keys of `n`'s path from the root, `n` included.
     fn path_keys(&self, n: &TopNode) -> Result<Vec<Key>, StoreError> {
         let mut keys = vec![n.key];
@@ -367,6 +391,42 @@ mod tests {
         let store = Store::open(&db).unwrap();
         let (pos, _) = Position::startpos().play_line(&["e3", "d5"]).unwrap();
         (dir, store, pos)
+    }
+
+    #[test]
+    fn a_threshold_is_set_against_the_siblings_no_job_is_searching() {
+        let (dir, store, pos) = scratch("sibling");
+        let mut t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
+        t.expand(0, 200, &HashMap::new()).unwrap();
+        let root = t.get(0).unwrap();
+        let kids: Vec<u64> = t
+            .children(&root)
+            .unwrap()
+            .into_iter()
+            .filter(|(_, c)| !c.settled())
+            .map(|(id, _)| id)
+            .collect();
+        for &k in &kids {
+            t.set(k, State::Frontier, 1000, 10).unwrap();
+        }
+        let (a, b, c) = (kids[0], kids[1], kids[2]);
+        t.set(b, State::Frontier, 50, 10).unwrap();
+        t.set(c, State::Frontier, 70, 10).unwrap();
+        let root = t.get(0).unwrap();
+        assert_eq!(t.best_sibling(&root, a, true, true).unwrap(), 50);
+        // `b` goes out: a job at `a` stopping for it would hand no worker
+        // to it, so the threshold is set against `c`.
+        let mut n = t.get(b).unwrap();
+        n.state = State::InFlight;
+        t.put(b, n);
+        assert_eq!(t.best_sibling(&root, a, true, true).unwrap(), 70);
+        assert_eq!(t.best_sibling(&root, a, true, false).unwrap(), 50);
+        // Where the loser moves, by disproof number; settled ones never.
+        t.set(c, State::Proven, 0, 0).unwrap();
+        assert_eq!(t.best_sibling(&root, a, false, true).unwrap(), 10);
+        drop(t);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

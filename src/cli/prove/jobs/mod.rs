@@ -90,6 +90,12 @@ pub(crate) struct ManyArgs {
     /// measured slower, kept to compare).
     #[arg(long, hide = true)]
     job_expand_loser_nodes: bool,
+    /// A job's thresholds are set against every sibling not settled,
+    /// those being searched by jobs of their own included (the first
+    /// versions' way, still the one with a shared table; measured slower
+    /// without one, kept to compare).
+    #[arg(long, hide = true)]
+    job_thresholds_all_siblings: bool,
     /// Factor of a child's budget over its parent's.
     #[arg(long, default_value_t = 2, hide = true)]
     job_growth: u64,
@@ -443,6 +449,10 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         focus: many.job_focus,
         speculation: (many.job_speculation >= 1.0).then_some(many.job_speculation),
         loser_jobs: !many.job_expand_loser_nodes,
+        // With a shared table a job stopped early loses little (its
+        // work is in the table for the next), and the old thresholds
+        // measured better there (issue 29: rung 10, threads, 2 workers).
+        free_siblings: !many.job_thresholds_all_siblings && !shares,
         state,
         tt_seed,
         // A shared table holds what excerpts would pass down.
