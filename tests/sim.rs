@@ -144,6 +144,10 @@ fn bad_simulation_settings_are_usage_errors_naming_the_option() {
         (&["--jobs", "1000000", "--sim-rate", "1M"][..], "--jobs"),
         (&["--jobs", "0", "--sim-rate", "1M"][..], "--jobs"),
         (&["--sim-rate", "1M"][..], "--jobs"),
+        (
+            &["--jobs", "4", "--sim-rate", "1M", "--job-max-nodes", "500"][..],
+            "--job-max-nodes",
+        ),
     ] {
         let o = sim(&db, args);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -238,5 +242,40 @@ fn a_leaf_where_the_loser_moves_goes_out_as_one_job_not_a_job_a_reply() {
         each["sim"]
     );
     util::assert_store_certified(&dir.join("with.redb"), &["d4"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn no_job_gets_more_than_the_cap_and_the_line_is_still_proven() {
+    let dir = util::temp_dir("cap");
+    let (default, high) = with_and_without(&dir, "--job-max-nodes=1G");
+    let budgets = |v: &serde_json::Value| -> Vec<u64> {
+        v["report"]["each"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["budget_nodes"].as_u64().unwrap())
+            .collect()
+    };
+    // The default cap, 256 times --job-nodes, is not reached on 1.d4;
+    // a cap of twice the first budget is, and holds.
+    assert_eq!(budgets(&default), budgets(&high));
+    let low = util::ok_json(&sim(
+        &dir.join("low.redb"),
+        &[
+            "--jobs",
+            "4",
+            "--sim-rate",
+            "1M",
+            "--sim-latency",
+            "0.5",
+            "--job-max-nodes",
+            "2k",
+        ],
+    ));
+    assert_eq!(low["result"], "proven", "{low}");
+    assert!(budgets(&high).iter().any(|&b| b > 2_000), "{high}");
+    assert!(budgets(&low).iter().all(|&b| b <= 2_000), "{low}");
+    util::assert_store_certified(&dir.join("low.redb"), &["d4"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,7 +5,7 @@
 //! A round: take the results of ended jobs (a proven leaf's certified
 //! records enter the store; a disproven leaf is settled; an unresolved one
 //! is expanded one ply, its children's jobs getting `growth` times its
-//! budget; a rejected or missing result puts the leaf back in the
+//! budget, up to `max_nodes`; a rejected or missing result puts the leaf back in the
 //! frontier, and a leaf rejected twice (or whose worker vanished three
 //! times) is marked failed, never proven in this run: the next run over
 //! the store tries it again, as it does leaves a worker disproved, see
@@ -68,6 +68,11 @@ pub struct MasterConfig {
     pub budget: Budget,
     /// Each expansion multiplies its children's node budget by this.
     pub growth: u64,
+    /// No job's node budget exceeds this: past it an expansion's children
+    /// keep their parent's budget, so a long forced line grows the top
+    /// tree instead of handing one job ever more nodes (a stored node's
+    /// larger budget, from an older run, is cut to it too).
+    pub max_nodes: u64,
     /// Endgame tables for the workers and the checker.
     pub tables: Option<PathBuf>,
     /// Stop at this instant.
@@ -456,7 +461,7 @@ impl Master<'_, '_> {
                     self.cfg.rules,
                     self.cfg.winner,
                     Budget {
-                        nodes: n.budget.max(1),
+                        nodes: n.budget.clamp(1, self.cfg.max_nodes.max(1)),
                         time_s: time_s.max(0.1),
                         memory_bytes: self.cfg.budget.memory_bytes,
                         threads: self.cfg.budget.threads,
@@ -799,8 +804,12 @@ impl Master<'_, '_> {
                         fig.outcome = "unresolved".into();
                         // Its budget ran out: the leaf is expanded, its
                         // children (each a job of its own) getting
-                        // `growth` times its budget.
-                        let budget = n.budget.saturating_mul(self.cfg.growth.max(1));
+                        // `growth` times its budget, up to the cap.
+                        let budget = n
+                            .budget
+                            .saturating_mul(self.cfg.growth.max(1))
+                            .min(self.cfg.max_nodes)
+                            .max(1);
                         let hints: HashMap<u16, (u32, u32)> = acc
                             .result
                             .children

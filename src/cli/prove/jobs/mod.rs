@@ -66,9 +66,15 @@ pub(crate) struct ManyArgs {
     #[arg(long, value_name = "DIR")]
     work_dir: Option<PathBuf>,
     /// Node budget of the first jobs (`500k`, `2M`); each expansion
-    /// doubles it for the children.
+    /// doubles it for the children, up to --job-max-nodes.
     #[arg(long, default_value = "1M", value_parser = count, value_name = "NODES")]
     job_nodes: u64,
+    /// No job gets a larger node budget than this (default 256 times
+    /// --job-nodes): a job that runs out of it is expanded, and its
+    /// children get the same, so a long forced line grows the top tree
+    /// rather than one job's budget.
+    #[arg(long, value_parser = count, value_name = "NODES")]
+    job_max_nodes: Option<u64>,
     /// Search threads of each job, on its own table (jobs that share one
     /// machine's table run one thread; with --executor slurm each job
     /// asks for this many CPUs: `--cpus-per-task`).
@@ -362,6 +368,15 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     if !(many.job_time > 0.0 && many.job_time.is_finite()) {
         bail!("--job-time must be a positive number of seconds");
     }
+    let max_nodes = many
+        .job_max_nodes
+        .unwrap_or(many.job_nodes.saturating_mul(256));
+    if max_nodes < many.job_nodes {
+        bail!(
+            "--job-max-nodes {max_nodes} is below --job-nodes {}: the first jobs would already be over the cap",
+            many.job_nodes
+        );
+    }
     let jobs = many.jobs_at_once()?;
     let rules = args.rules.stalemate();
     let (start, pos, played) = super::root_of(args)?;
@@ -436,6 +451,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             threads: many.job_threads as u32,
         },
         growth: many.job_growth,
+        max_nodes,
         tables: args.tables.as_ref().map(|t| t.canonicalize()).transpose()?,
         deadline,
         virtual_limit: match args.limit {
