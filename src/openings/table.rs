@@ -136,21 +136,69 @@ pub fn combine(certified: &[Certified], uci: &str) -> Combined {
 pub fn table(certified: &[Certified]) -> Vec<TableRow> {
     published()
         .into_iter()
-        .map(|o| TableRow {
-            proven_here: combine(certified, &o.uci),
-            published_lines: published_lines(certified, &o.san),
-            certified: certified
-                .iter()
-                .filter(|c| c.first == o.uci)
-                .cloned()
-                .collect(),
-            san: o.san,
-            uci: o.uci,
-            published: o.published,
-            reply: o.reply,
-            year: o.year,
-            source: o.source,
-            note: o.note,
+        .map(|o| {
+            let lines = published_lines(certified, &o.san);
+            TableRow {
+                reply: o
+                    .reply
+                    .clone()
+                    .or_else(|| defence(&o.san, o.published, &lines)),
+                proven_here: combine(certified, &o.uci),
+                published_lines: lines,
+                certified: certified
+                    .iter()
+                    .filter(|c| c.first == o.uci)
+                    .cloned()
+                    .collect(),
+                san: o.san,
+                uci: o.uci,
+                published: o.published,
+                year: o.year,
+                source: o.source,
+                note: o.note,
+            }
         })
         .collect()
+}
+
+/// Black's defence of a lost first move as the published proof's line
+/// names it (`data/published.tsv`: the line is the move alone, the guide
+/// starts with Black's reply), for a move whose row in
+/// `data/openings.tsv` names none.
+fn defence(san: &str, published: Published, lines: &[PublishedLine]) -> Option<String> {
+    if published != Published::Lost {
+        return None;
+    }
+    lines
+        .iter()
+        .find(|l| l.line == san)
+        .and_then(|l| l.guide.split_whitespace().next())
+        .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lost_move_without_a_reply_of_its_own_shows_the_published_defence() {
+        let rows = table(&[]);
+        let reply = |san: &str| {
+            rows.iter()
+                .find(|r| r.san == san)
+                .and_then(|r| r.reply.clone())
+        };
+        // From data/published.tsv's guides.
+        assert_eq!(reply("b4").as_deref(), Some("c5"));
+        assert_eq!(reply("c3").as_deref(), Some("e5"));
+        assert_eq!(reply("f3").as_deref(), Some("d5"));
+        assert_eq!(reply("h3").as_deref(), Some("Nh6"));
+        assert_eq!(reply("Na3").as_deref(), Some("e6"));
+        // data/openings.tsv's own reply is kept.
+        assert_eq!(reply("e4").as_deref(), Some("b5"));
+        // 1.e3 is won: its published lines are White's answers, not a
+        // defence; the open moves have none.
+        assert_eq!(reply("e3"), None);
+        assert_eq!(reply("g4"), None);
+    }
 }
