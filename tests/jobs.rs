@@ -431,6 +431,69 @@ fn proves_a_rung_through_slurm() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `prove --executor srun ARGS` as a batch job of two tasks, its master
+/// running each job as a step of that allocation: waits for it
+/// (`sbatch --wait`) and returns its exit code and its `--json` output.
+fn prove_in_allocation(dir: &std::path::Path, args: &str) -> (Option<i32>, serde_json::Value) {
+    let out = dir.join("out.json");
+    let o = Command::new("sbatch")
+        .args(["--wait", "--ntasks=2", "--mem=2G", "--time=5"])
+        .arg(format!("--output={}", dir.join("master.log").display()))
+        .arg(format!(
+            "--wrap=exec {EXE} prove --db {} --executor srun --json {args} > {}",
+            dir.join("t.redb").display(),
+            out.display()
+        ))
+        .output()
+        .unwrap();
+    let log = std::fs::read_to_string(dir.join("master.log")).unwrap_or_default();
+    let v = serde_json::from_slice(&std::fs::read(&out).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {log}"));
+    (o.status.code(), v)
+}
+
+/// Needs Slurm, as above. 1.e4 in small jobs, each a job step of the
+/// master's allocation (`--executor srun`, `--jobs` from its two tasks).
+#[test]
+#[ignore = "needs Slurm: run scripts/slurm-single-node.sh first"]
+fn proves_a_rung_through_slurm_steps() {
+    let dir = util::temp_dir("slurm-steps");
+    let (code, v) = prove_in_allocation(&dir, "--job-nodes 300 --memory 16M e4");
+    assert_eq!(code, Some(0), "{v}");
+    assert_eq!(v["result"], "proven");
+    assert_eq!(v["executor"], "srun");
+    assert_eq!(v["jobs"], 2);
+    assert!(v["report"]["jobs_done"].as_u64().unwrap() > 1);
+    assert_eq!(v["report"]["jobs_rejected"], 0);
+    assert_certified(&dir, &["e4"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Needs Slurm, as above; about 10 s. A master stopped by its limit
+/// inside its allocation stops its steps (SIGTERM to `srun`, which has
+/// Slurm cancel the step) and ends as stopped, not waiting for its jobs'
+/// hour.
+#[test]
+#[ignore = "needs Slurm: run scripts/slurm-single-node.sh first"]
+fn a_master_at_its_limit_stops_its_slurm_steps() {
+    let dir = util::temp_dir("slurm-steps-stop");
+    let (code, v) = prove_in_allocation(
+        &dir,
+        "--job-nodes 1G --memory 64M --limit 6s --winner black b4",
+    );
+    assert_eq!(code, Some(3), "{v}");
+    assert_eq!(v["result"], "stopped", "{v}");
+    // srun's own words go to the job's log: the step was cancelled.
+    let logs: String = std::fs::read_dir(dir.join("t.redb.jobs"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(logs.contains("CANCELLED"), "{logs}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Needs Slurm, as above; about 90 s. A job at its Slurm time limit
 /// (`--time=1`: one minute) is warned with SIGTERM 30 s before it
 /// (`--signal=B:TERM@30`), stops, and counts as unresolved, not rejected.

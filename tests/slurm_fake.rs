@@ -350,3 +350,148 @@ fn a_link_at_a_job_log_name_is_refused_before_sbatch() {
     nothing_left_queued(&dir);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A fake `srun` in `dir/bin` for `--executor srun`: it records its
+/// arguments (one line a step in `state/srun.args`), skips its options
+/// and runs the worker, forwarding SIGTERM to it as the real one does.
+fn fake_srun(name: &str) -> PathBuf {
+    let d = util::temp_dir(&format!("srun-{name}"));
+    std::fs::create_dir_all(d.join("bin")).unwrap();
+    std::fs::create_dir_all(d.join("state")).unwrap();
+    let p = d.join("bin/srun");
+    std::fs::write(
+        &p,
+        r#"#!/bin/sh
+case "$1" in --version) echo "slurm 22.05.8 (fake)"; exit 0 ;; esac
+echo "$*" >> "$FAKE_SLURM/srun.args"
+while [ $# -gt 0 ]; do case "$1" in --*) shift ;; *) break ;; esac; done
+"$@" &
+w=$!
+trap 'kill -TERM $w 2>/dev/null' TERM
+wait $w
+wait $w
+"#,
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    d
+}
+
+/// `prove --executor srun --json` of `line` in small jobs, on the fake
+/// `srun` in `dir`, in an allocation described by `env` (none of the
+/// caller's Slurm variables leak in).
+fn prove_steps(dir: &Path, env: &[(&str, &str)], extra: &[&str], line: &[&str]) -> Output {
+    let path = format!(
+        "{}:{}",
+        dir.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    Command::new(EXE)
+        .env("PATH", path)
+        .env("FAKE_SLURM", dir.join("state"))
+        .env_remove("SLURM_JOB_ID")
+        .env_remove("SLURM_NTASKS")
+        .envs(env.iter().copied())
+        .arg("prove")
+        .arg("--db")
+        .arg(dir.join("t.redb"))
+        .args(["--executor", "srun", "--json", "--memory", "16M"])
+        .args(["--job-nodes", "300"])
+        .args(extra)
+        .args(line)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn proves_a_line_through_srun_steps_of_its_allocation() {
+    let dir = fake_srun("plain");
+    // No --jobs: the allocation's tasks.
+    let o = prove_steps(
+        &dir,
+        &[("SLURM_JOB_ID", "4242"), ("SLURM_NTASKS", "3")],
+        &["--slurm-args", "--partition=debug"],
+        &["e4"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["result"], "proven", "{v}");
+    assert_eq!(v["executor"], "srun");
+    assert_eq!(v["report"]["jobs_rejected"], 0, "{}", v["report"]);
+    util::assert_store_certified(&dir.join("t.redb"), &["e4"]);
+    // Every step: one task on one node, CPUs of its own, the job's table
+    // and a margin of memory (16M + 512M), the user's arguments, then
+    // this program's `job run` and the job file.
+    let args = std::fs::read_to_string(dir.join("state/srun.args")).unwrap();
+    assert!(args.lines().count() > 1, "{args}");
+    for line in args.lines() {
+        assert!(
+            line.starts_with(
+                "--exclusive --nodes=1 --ntasks=1 --cpus-per-task=1 --mem=528M --partition=debug "
+            ),
+            "{line}"
+        );
+        assert!(line.contains(" job run "), "{line}");
+        assert!(line.ends_with(".json"), "{line}");
+    }
+    // The work directory keeps no job files once the line is proven.
+    let left: Vec<_> = std::fs::read_dir(dir.join("t.redb.jobs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json") && n != "status.json")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_step_memory_the_user_names_is_theirs() {
+    let dir = fake_srun("mem");
+    let o = prove_steps(
+        &dir,
+        &[("SLURM_JOB_ID", "4242")],
+        &["--jobs", "2", "--slurm-args", "--mem-per-cpu=2G"],
+        &["e4"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let args = std::fs::read_to_string(dir.join("state/srun.args")).unwrap();
+    for line in args.lines() {
+        assert!(line.contains("--mem-per-cpu=2G"), "{line}");
+        assert!(!line.contains("--mem="), "{line}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn srun_steps_outside_an_allocation_are_refused_naming_why() {
+    let dir = fake_srun("refused");
+    // Not in an allocation.
+    let o = prove_steps(&dir, &[], &["--jobs", "2"], &["e4"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = util::stderr(&o);
+    assert!(err.contains("SLURM_JOB_ID is not set"), "{err}");
+    assert!(err.contains("sbatch or salloc"), "{err}");
+    // In one, with no --jobs and no task count to take it from.
+    let o = prove_steps(&dir, &[("SLURM_JOB_ID", "1")], &[], &["e4"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = util::stderr(&o);
+    assert!(err.contains("SLURM_NTASKS"), "{err}");
+    // No srun on PATH.
+    let o = Command::new(EXE)
+        .env("PATH", "/nonexistent")
+        .env("SLURM_JOB_ID", "1")
+        .arg("prove")
+        .arg("--db")
+        .arg(dir.join("u.redb"))
+        .args(["--executor", "srun", "--jobs", "2", "e4"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = util::stderr(&o);
+    assert!(err.contains("srun"), "{err}");
+    assert!(err.contains("not found"), "{err}");
+    assert!(!dir.join("state/srun.args").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,7 +1,8 @@
 //! Where jobs run: [`Local`] worker processes on this machine, [`Threads`]
-//! in this process, or [`Slurm`] batch jobs (`sbatch`, watched with
-//! `squeue`); a simulated cluster, [`super::sim::Sim`], is in its own
-//! module. `Local` and `Slurm` run a worker command (by default this
+//! in this process, [`Slurm`] batch jobs (`sbatch`, watched with
+//! `squeue`), or [`Steps`] of the Slurm allocation the master runs in
+//! (`srun`); a simulated cluster, [`super::sim::Sim`], is in its own
+//! module. `Local`, `Steps` and `Slurm` run a worker command (by default this
 //! executable's `job run`) with the job file as its last argument, its
 //! output in `JOB.log`; `Threads` runs the same job in a thread. The
 //! master learns that a job ended when its worker is gone, and reads the
@@ -158,6 +159,28 @@ impl Local {
 /// The log file of a job.
 pub fn log_path(job: &Path) -> PathBuf {
     super::job::with_suffix(job, ".log")
+}
+
+impl Local {
+    /// Stops the worker of `job` with SIGTERM, and SIGKILL when it has
+    /// not ended within `patience`; it will not be reported as ended.
+    fn stop(&mut self, job: &Path, patience: Duration) {
+        let Some(i) = self.children.iter().position(|(j, _)| j == job) else {
+            return;
+        };
+        let (_, mut c) = self.children.swap_remove(i);
+        // SAFETY: kill(2) on our own child's pid, which we have not yet
+        // waited for (so it names that process).
+        unsafe {
+            libc::kill(c.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let t0 = Instant::now();
+        while t0.elapsed() < patience && matches!(c.try_wait(), Ok(None)) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = c.kill();
+        let _ = c.wait();
+    }
 }
 
 impl Executor for Local {
@@ -375,6 +398,117 @@ impl Executor for Threads {
             }
         }
         self.running.clear();
+    }
+}
+
+/// Jobs as Slurm job steps of the allocation the master runs in: each
+/// job is `srun --exclusive --nodes=1 --ntasks=1 --cpus-per-task=T
+/// --mem=M ... WORKER JOB`, a child process of the master as a local
+/// worker is, its output in `JOB.log`. A step starts in well under a
+/// second, where a batch job waits for the scheduler's next pass and a
+/// node's prolog: the latency a job pays (docs/prove.md, "Slurm job
+/// steps"). The master runs inside `sbatch -n P` (or `salloc`), and
+/// `srun` places each step on a free CPU of the allocation, on any of its
+/// nodes; so the jobs share no table (they may be on other machines) and
+/// pass table excerpts down through the work directory, as batch jobs
+/// do. When every CPU is taken `srun` waits for one (the master keeps at
+/// most `--jobs` steps out). A job is stopped (its leaf settled, the
+/// master stopping) by SIGTERM to its `srun`, which has Slurm cancel the
+/// step; the master reads nothing of a stopped job.
+pub struct Steps {
+    local: Local,
+}
+
+impl Steps {
+    /// Steps of `worker`, each with `cpus` CPUs and `mem_mb` megabytes
+    /// (unless `args`, the user's extra `srun` arguments, name a memory
+    /// option: then theirs). An error, with a clear message, when the
+    /// master is not in an allocation (`SLURM_JOB_ID` unset) or `srun`
+    /// cannot be run.
+    pub fn new(
+        worker: WorkerCommand,
+        args: &str,
+        cpus: usize,
+        mem_mb: u64,
+    ) -> Result<Steps, ExecError> {
+        if std::env::var_os("SLURM_JOB_ID").is_none() {
+            return Err(ExecError::Slurm(
+                "--executor srun runs each job as a step of the Slurm allocation the master runs in: \
+                 start the master with sbatch or salloc (SLURM_JOB_ID is not set), \
+                 or use --executor slurm to submit each job with sbatch"
+                    .into(),
+            ));
+        }
+        let out = Command::new("srun")
+            .arg("--version")
+            .output()
+            .map_err(|e| ExecError::Spawn("`srun` (Slurm)".into(), e))?;
+        if !out.status.success() {
+            return Err(ExecError::Slurm(format!(
+                "`srun --version` failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(Steps {
+            local: Local::new(steps_command(worker, args, cpus, mem_mb)),
+        })
+    }
+}
+
+/// The command a step runs: `srun` with the step's shape, the user's
+/// arguments, then the worker.
+fn steps_command(worker: WorkerCommand, args: &str, cpus: usize, mem_mb: u64) -> WorkerCommand {
+    let user: Vec<String> = args.split_whitespace().map(str::to_string).collect();
+    let mut words = vec![
+        // One task on one node, on CPUs no other step has (for a step,
+        // --exclusive also means only the CPUs asked for).
+        "--exclusive".to_string(),
+        "--nodes=1".to_string(),
+        "--ntasks=1".to_string(),
+        format!("--cpus-per-task={cpus}"),
+    ];
+    // Without a memory of its own a step takes all of the allocation's
+    // on its node, and the next step there waits for it to end.
+    if !user.iter().any(|a| a.starts_with("--mem")) {
+        words.push(format!("--mem={mem_mb}M"));
+    }
+    words.extend(user);
+    words.push(worker.program.to_string_lossy().into_owned());
+    words.extend(worker.args);
+    WorkerCommand {
+        program: PathBuf::from("srun"),
+        args: words,
+    }
+}
+
+impl Executor for Steps {
+    fn submit(&mut self, job: &Path) -> Result<(), ExecError> {
+        self.local.submit(job)
+    }
+
+    fn poll(&mut self) -> Result<Vec<Ended>, ExecError> {
+        self.local.poll()
+    }
+
+    fn running(&self) -> usize {
+        self.local.running()
+    }
+
+    /// SIGTERM to `srun`, which has Slurm cancel the step (SIGTERM to
+    /// the worker, SIGKILL after the cluster's `KillWait`); SIGKILL to
+    /// `srun` when it has not ended within five seconds.
+    fn cancel(&mut self, job: &Path) {
+        self.local.stop(job, Duration::from_secs(5));
+    }
+
+    fn stop_all(&mut self) {
+        self.local.stop_all();
+    }
+
+    /// A step's start (srun, the node's step daemon, the worker's start
+    /// and its table) costs about what a local worker's does.
+    fn min_job_nodes(&self, job_nodes: u64) -> u64 {
+        job_nodes / 10
     }
 }
 

@@ -9,13 +9,16 @@ use std::path::{Path, PathBuf};
 
 /// Refuses a `--memory` above what this machine (or this process's
 /// control group) has, where the table lives on this machine (not for
-/// Slurm's jobs, which run elsewhere and clamp their own): the table
+/// Slurm's jobs and steps, which run elsewhere and clamp their own): the table
 /// grows to its budget as it fills, so the process would be killed by the
 /// kernel instead, its unsaved work lost. The table of threads of one
 /// search is touched whole at the start: it must fit in what is
 /// available now.
 pub(super) fn check_memory(args: &ProveArgs) -> anyhow::Result<()> {
-    if args.many.executor == super::jobs::ExecutorKind::Slurm {
+    if matches!(
+        args.many.executor,
+        super::jobs::ExecutorKind::Slurm | super::jobs::ExecutorKind::Srun
+    ) {
         return Ok(());
     }
     match memory_refusal(

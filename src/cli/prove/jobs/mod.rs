@@ -1,11 +1,11 @@
-//! `antiproof prove --executor local|threads|slurm [--jobs N]`: the job-level search of
+//! `antiproof prove --executor local|threads|slurm|srun|sim [--jobs N]`: the job-level search of
 //! `crate::jobs::master`, on local worker processes or Slurm. See
 //! docs/prove.md ("Many jobs").
 
 use super::super::values::Limit;
 use super::super::{EXIT_LIMIT, EXIT_NO, EXIT_OK};
 use super::ProveArgs;
-use crate::jobs::executor::{Executor, Local, Slurm, SlurmTiming, WorkerCommand};
+use crate::jobs::executor::{Executor, Local, Slurm, SlurmTiming, Steps, WorkerCommand};
 use crate::jobs::job::Budget;
 use crate::jobs::master::{MasterConfig, MasterResult, Status, WorkDirLock, run_master};
 use crate::jobs::sim::{Measured, Sim, SimConfig};
@@ -38,6 +38,11 @@ pub(crate) enum ExecutorKind {
     Threads,
     /// Slurm batch jobs (sbatch; the work directory must be shared).
     Slurm,
+    /// Slurm job steps (srun) of the allocation the master runs in
+    /// (`sbatch -n P` or `salloc`): a step starts in well under a second,
+    /// a batch job when the scheduler gets to it (the work directory must
+    /// be shared).
+    Srun,
     /// A simulated cluster of --jobs P workers: every job run here, each
     /// with a table of its own, its end in virtual time (--sim-rate,
     /// --sim-latency); deterministic for a given rate.
@@ -52,13 +57,15 @@ pub(crate) struct ManyArgs {
     /// search on one thread); with local, threads or slurm, a master
     /// keeps the top of the proof tree in the store and sends its
     /// most-proving leaves out as N jobs at a time (default: this
-    /// machine's cores for local and threads; slurm needs it given).
+    /// machine's cores for local and threads, the allocation's tasks for
+    /// srun; slurm needs it given).
     /// docs/prove.md, "Many jobs".
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096), value_name = "N")]
     jobs: Option<u32>,
     /// Where the work runs: search (threads of one search), local (job
     /// processes), threads (jobs as threads of this process), slurm
-    /// (batch jobs).
+    /// (batch jobs), srun (job steps of the master's Slurm allocation),
+    /// sim (a simulated cluster).
     #[arg(long, value_enum, default_value = "search")]
     pub(super) executor: ExecutorKind,
     /// Where job files and results go (shared by master and workers;
@@ -106,7 +113,9 @@ pub(crate) struct ManyArgs {
     #[arg(long, default_value_t = 2, hide = true)]
     job_growth: u64,
     /// Extra arguments for every `sbatch` (partition, account, time,
-    /// memory), as one string: `--slurm-args "-p short --mem=8G"`.
+    /// memory), as one string: `--slurm-args "-p short --mem=8G"`; with
+    /// --executor srun, for every `srun` (a step's memory is --memory and
+    /// a margin unless these name one).
     #[arg(
         long,
         default_value = "",
@@ -237,10 +246,22 @@ impl ManyArgs {
     }
 
     /// Jobs at once for a job executor: `--jobs`, else this machine's
-    /// cores for the local and threads executors; Slurm needs it given.
+    /// cores for the local and threads executors, and the allocation's
+    /// tasks (`SLURM_NTASKS`) for srun; Slurm needs it given.
     fn jobs_at_once(&self) -> anyhow::Result<usize> {
         match (self.jobs, self.executor) {
             (Some(n), _) => Ok(n as usize),
+            (None, ExecutorKind::Srun) => {
+                match std::env::var("SLURM_NTASKS")
+                    .ok()
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+                {
+                    Some(n) if n >= 1 => Ok(n),
+                    _ => bail!(
+                        "--executor srun needs --jobs N, or an allocation made with --ntasks (SLURM_NTASKS is not set)"
+                    ),
+                }
+            }
             (None, ExecutorKind::Slurm) => {
                 bail!("--executor slurm needs --jobs N: how many Slurm jobs to keep queued at once")
             }
@@ -349,6 +370,17 @@ fn executor(
                 patience: std::time::Duration::from_secs(many.slurm_patience),
             };
             Box::new(Slurm::new(worker, &args, timing)?)
+        }
+        ExecutorKind::Srun => {
+            // The job's table, and a margin for the rest of the process.
+            let table_mb = args.memory.bytes() as u64 >> 20;
+            let mem_mb = table_mb + (table_mb / 8).max(512);
+            Box::new(Steps::new(
+                worker,
+                &many.slurm_args,
+                many.job_threads,
+                mem_mb,
+            )?)
         }
         ExecutorKind::Sim => {
             let (cfg, measured) = sim_config(args, jobs, work_dir, pos, winner)?;
