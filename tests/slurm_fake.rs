@@ -143,6 +143,16 @@ fn status_file(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// The names in the work directory other than the status file and the
+/// master's lock file: what the jobs left.
+fn left_in_work_dir(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir.join("t.redb.jobs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "status.json" && n != "master.lock")
+        .collect()
+}
+
 /// Nothing of the fake's jobs is left running (the master cancelled what
 /// it no longer needed, and every job it waited for ended).
 fn nothing_left_queued(dir: &Path) {
@@ -294,11 +304,7 @@ fn sbatch_refusing_the_first_job_is_an_error_at_once() {
     );
     // No job file is left behind for a job that never ran (the status
     // file and the master's lock file stay).
-    let left: Vec<_> = std::fs::read_dir(dir.join("t.redb.jobs"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .filter(|n| n != "status.json" && n != "master.lock")
-        .collect();
+    let left = left_in_work_dir(&dir);
     assert!(left.is_empty(), "{left:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -436,12 +442,7 @@ fn proves_a_line_through_srun_steps_of_its_allocation() {
         assert!(line.ends_with(".json"), "{line}");
     }
     // The work directory keeps no job files once the line is proven.
-    let left: Vec<_> = std::fs::read_dir(dir.join("t.redb.jobs"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".json") && n != "status.json")
-        .collect();
+    let left = left_in_work_dir(&dir);
     assert!(left.is_empty(), "{left:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -535,10 +535,14 @@ impl Master<'_, '_> {
             n.state = State::Frontier;
             self.top.put(node, n);
             self.report.jobs_cancelled += 1;
+            // And what a job stopped by a signal wrote on its way out
+            // (a job step does: SIGTERM, then its unresolved result).
             for p in [
                 path.clone(),
                 with_suffix(&path, ".log"),
                 with_suffix(&path, ".redb"),
+                super::job::result_path(&path),
+                super::job::tree_path(&path),
             ] {
                 let _ = std::fs::remove_file(p);
             }
