@@ -108,10 +108,17 @@ def main():
                   "work_inflation", True)
     body += panel(w, 40 + h, w, h, "busy fraction of the workers", series, "busy_fraction",
                   False)
-    first = next(iter(series.values()))[0] if series else {}
-    title = ("prove --executor sim: rate {} nodes/s, latency {} s, --job-nodes {}".format(
-        first.get("rate_nodes_per_s", "?"), first.get("latency_s", "?"),
-        first.get("job_nodes_budget", "?")))
+    rows = [r for rs in series.values() for r in rs]
+
+    def setting(key, unit=""):
+        """One value of a column for the title, or 'per line' when the
+        series differ in it (a TSV of several latencies, say)."""
+        vals = sorted({r.get(key, "?") for r in rows}) or ["?"]
+        return vals[0] + unit if len(vals) == 1 else "per line"
+
+    title = "prove --executor sim: rate {}, latency {}, --job-nodes {}".format(
+        setting("rate_nodes_per_s", " nodes/s"), setting("latency_s", " s"),
+        setting("job_nodes_budget"))
     body.insert(0, f'<text x="{w}" y="18" text-anchor="middle" font-size="15">{title}</text>')
     for i, line in enumerate(sorted(series)):
         c = COLOURS[i % len(COLOURS)]
