@@ -115,6 +115,12 @@ pub struct MasterConfig {
     /// command's choice where jobs share a table: a job stopped early
     /// loses little there, its work being in the table.
     pub free_siblings: bool,
+    /// A job's threshold where its sibling is ahead: that sibling's
+    /// number times this, plus one (df-pn's 1 + 1/4 by default, the
+    /// search's own margin). A job stopped at its threshold costs a
+    /// start and, without a shared table, what its excerpt does not
+    /// keep: a wider margin makes fewer of them.
+    pub threshold_margin: f64,
     /// Save the run state to a file (`prove --state`), see
     /// [`super::state`].
     pub state: Option<super::state::StateSave>,
@@ -632,11 +638,14 @@ impl Master<'_, '_> {
     /// better one is out) gets a quarter more than its own numbers, so
     /// every job does some work. `None` where both stay infinite.
     fn thresholds(&self, id: u64) -> Result<Option<Thresholds>, MasterError> {
+        let margin = self.cfg.threshold_margin;
         let eps = |v: u32| -> u32 {
             if v >= INF - 1 {
                 INF
-            } else {
+            } else if margin == 1.25 {
                 with_margin(v).min(INF as u64 - 1) as u32
+            } else {
+                (f64::from(v) * margin + 1.0).min(f64::from(INF - 1)) as u32
             }
         };
         let sub = |th: u32, a: u32, b: u32| -> u32 {

@@ -109,6 +109,10 @@ pub(crate) struct ManyArgs {
     /// without one, kept to compare).
     #[arg(long, hide = true)]
     job_thresholds_all_siblings: bool,
+    /// A job's threshold where a sibling is ahead: the sibling's number
+    /// times this, plus one (df-pn's 1.25 by default).
+    #[arg(long, default_value_t = 1.25, hide = true, value_name = "F")]
+    job_threshold_margin: f64,
     /// Factor of a child's budget over its parent's.
     #[arg(long, default_value_t = 2, hide = true)]
     job_growth: u64,
@@ -501,6 +505,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         // work is in the table for the next), and the old thresholds
         // measured better there (issue 29: rung 10, threads, 2 workers).
         free_siblings: !many.job_thresholds_all_siblings && !shares,
+        threshold_margin: many.job_threshold_margin,
         state,
         tt_seed,
         // A shared table holds what excerpts would pass down.
