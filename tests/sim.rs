@@ -148,6 +148,28 @@ fn bad_simulation_settings_are_usage_errors_naming_the_option() {
             &["--jobs", "4", "--sim-rate", "1M", "--job-max-nodes", "500"][..],
             "--job-max-nodes",
         ),
+        (
+            &[
+                "--jobs",
+                "4",
+                "--sim-rate",
+                "1M",
+                "--job-threshold-margin",
+                "0.5",
+            ][..],
+            "--job-threshold-margin",
+        ),
+        (
+            &[
+                "--jobs",
+                "4",
+                "--sim-rate",
+                "1M",
+                "--job-threshold-margin",
+                "NaN",
+            ][..],
+            "--job-threshold-margin",
+        ),
     ] {
         let o = sim(&db, args);
         let err = String::from_utf8_lossy(&o.stderr);

@@ -404,6 +404,12 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     if !(many.job_time > 0.0 && many.job_time.is_finite()) {
         bail!("--job-time must be a positive number of seconds");
     }
+    if !(1.0..=1e6).contains(&many.job_threshold_margin) {
+        bail!(
+            "--job-threshold-margin {} must be a factor from 1 to 10^6",
+            many.job_threshold_margin
+        );
+    }
     let max_nodes = many
         .job_max_nodes
         .unwrap_or(many.job_nodes.saturating_mul(256));
