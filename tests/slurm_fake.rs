@@ -479,6 +479,16 @@ fn srun_steps_outside_an_allocation_are_refused_naming_why() {
     assert_eq!(o.status.code(), Some(2));
     let err = util::stderr(&o);
     assert!(err.contains("SLURM_NTASKS"), "{err}");
+    // More tasks than --jobs takes.
+    let o = prove_steps(
+        &dir,
+        &[("SLURM_JOB_ID", "1"), ("SLURM_NTASKS", "100000")],
+        &[],
+        &["e4"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = util::stderr(&o);
+    assert!(err.contains("100000 tasks"), "{err}");
     // No srun on PATH.
     let o = Command::new(EXE)
         .env("PATH", "/nonexistent")

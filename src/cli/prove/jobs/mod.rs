@@ -260,7 +260,10 @@ impl ManyArgs {
                     .ok()
                     .and_then(|v| v.trim().parse::<usize>().ok())
                 {
-                    Some(n) if n >= 1 => Ok(n),
+                    Some(n) if (1..=4096).contains(&n) => Ok(n),
+                    Some(n) if n > 4096 => bail!(
+                        "the allocation has {n} tasks (SLURM_NTASKS), more than --jobs takes (4096): give --jobs N"
+                    ),
                     _ => bail!(
                         "--executor srun needs --jobs N, or an allocation made with --ntasks (SLURM_NTASKS is not set)"
                     ),
