@@ -144,7 +144,14 @@ impl WorkerCommand {
 pub struct Local {
     worker: WorkerCommand,
     children: Vec<(PathBuf, Child)>,
+    /// Workers let go with SIGTERM ([`Local::let_go`]), and when: reaped
+    /// by [`Executor::poll`], never reported, SIGKILLed past
+    /// [`LET_GO_PATIENCE`].
+    stopping: Vec<(PathBuf, Child, Instant)>,
 }
+
+/// How long a worker let go with SIGTERM has to end before SIGKILL.
+const LET_GO_PATIENCE: Duration = Duration::from_secs(5);
 
 impl Local {
     /// Runs jobs with `worker`.
@@ -152,6 +159,7 @@ impl Local {
         Local {
             worker,
             children: Vec::new(),
+            stopping: Vec::new(),
         }
     }
 }
@@ -162,24 +170,51 @@ pub fn log_path(job: &Path) -> PathBuf {
 }
 
 impl Local {
-    /// Stops the worker of `job` with SIGTERM, and SIGKILL when it has
-    /// not ended within `patience`; it will not be reported as ended.
-    fn stop(&mut self, job: &Path, patience: Duration) {
+    /// Lets the worker of `job` go without waiting for it: SIGTERM now,
+    /// SIGKILL if it has not ended within [`LET_GO_PATIENCE`]; it is not
+    /// reported as ended, and what it writes on its way out (its result,
+    /// its tree, its log) is removed once it has ended.
+    fn let_go(&mut self, job: &Path) {
         let Some(i) = self.children.iter().position(|(j, _)| j == job) else {
             return;
         };
-        let (_, mut c) = self.children.swap_remove(i);
+        let (job, c) = self.children.swap_remove(i);
         // SAFETY: kill(2) on our own child's pid, which we have not yet
         // waited for (so it names that process).
         unsafe {
             libc::kill(c.id() as libc::pid_t, libc::SIGTERM);
         }
-        let t0 = Instant::now();
-        while t0.elapsed() < patience && matches!(c.try_wait(), Ok(None)) {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = c.kill();
-        let _ = c.wait();
+        self.stopping.push((job, c, Instant::now()));
+    }
+
+    /// Reaps the workers let go that have ended (SIGKILL to those past
+    /// their patience), removing what they wrote on their way out.
+    fn reap_let_go(&mut self) {
+        self.stopping.retain_mut(|(job, c, since)| {
+            if matches!(c.try_wait(), Ok(None)) {
+                if since.elapsed() < LET_GO_PATIENCE {
+                    return true;
+                }
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+            remove_last_words(job);
+            false
+        });
+    }
+}
+
+/// Removes what a job let go (a cancelled thread, a worker sent SIGTERM)
+/// wrote on its way out: its result, its tree, its table excerpt, its
+/// log.
+fn remove_last_words(job: &Path) {
+    for p in [
+        super::job::result_path(job),
+        super::job::tree_path(job),
+        super::excerpt::excerpt_path(job),
+        log_path(job),
+    ] {
+        let _ = std::fs::remove_file(p);
     }
 }
 
@@ -224,6 +259,7 @@ impl Executor for Local {
     }
 
     fn poll(&mut self) -> Result<Vec<Ended>, ExecError> {
+        self.reap_let_go();
         let mut ended = Vec::new();
         let mut i = 0;
         while i < self.children.len() {
@@ -266,12 +302,14 @@ impl Executor for Local {
             }
         }
         let t0 = Instant::now();
-        while t0.elapsed() < Duration::from_secs(5)
-            && self
+        while t0.elapsed() < LET_GO_PATIENCE
+            && (self
                 .children
                 .iter_mut()
                 .any(|(_, c)| matches!(c.try_wait(), Ok(None)))
+                || !self.stopping.is_empty())
         {
+            self.reap_let_go();
             std::thread::sleep(Duration::from_millis(20));
         }
         for (_, c) in &mut self.children {
@@ -279,6 +317,11 @@ impl Executor for Local {
             let _ = c.wait();
         }
         self.children.clear();
+        for (job, mut c, _) in std::mem::take(&mut self.stopping) {
+            let _ = c.kill();
+            let _ = c.wait();
+            remove_last_words(&job);
+        }
     }
 }
 
@@ -356,13 +399,7 @@ impl Executor for Threads {
             if let Some(i) = self.cancelled.iter().position(|c| *c == job) {
                 // What a cancelled job wrote after it was let go.
                 self.cancelled.swap_remove(i);
-                for p in [
-                    super::job::result_path(&job),
-                    super::job::tree_path(&job),
-                    log_path(&job),
-                ] {
-                    let _ = std::fs::remove_file(p);
-                }
+                remove_last_words(&job);
                 continue;
             }
             self.running.retain(|(j, _)| *j != job);
@@ -495,10 +532,12 @@ impl Executor for Steps {
     }
 
     /// SIGTERM to `srun`, which has Slurm cancel the step (SIGTERM to
-    /// the worker, SIGKILL after the cluster's `KillWait`); SIGKILL to
-    /// `srun` when it has not ended within five seconds.
+    /// the worker, SIGKILL after the cluster's `KillWait`), without
+    /// waiting: `srun` is reaped at a later poll, SIGKILLed if it has not
+    /// ended within five seconds, and what the step wrote on its way out
+    /// is removed then.
     fn cancel(&mut self, job: &Path) {
-        self.local.stop(job, Duration::from_secs(5));
+        self.local.let_go(job);
     }
 
     fn stop_all(&mut self) {
