@@ -83,8 +83,8 @@ pub(crate) struct ManyArgs {
     #[arg(long, value_parser = count, value_name = "NODES")]
     job_max_nodes: Option<u64>,
     /// Search threads of each job, on its own table (jobs that share one
-    /// machine's table run one thread; with --executor slurm each job
-    /// asks for this many CPUs: `--cpus-per-task`).
+    /// machine's table run one thread; with --executor slurm or srun each
+    /// job asks for this many CPUs: `--cpus-per-task`).
     #[arg(long, default_value_t = 1, value_parser = crate::cli::values::threads(), value_name = "T")]
     job_threads: usize,
     /// Seconds one job may run at most.
