@@ -96,16 +96,20 @@ done
     d
 }
 
-/// `prove --jobs 2 --executor slurm --json` of `line` with small jobs on
-/// the fake Slurm in `dir`, with `env` and `extra` options.
-fn prove(dir: &Path, env: &[(&str, &str)], extra: &[&str], line: &[&str]) -> Output {
-    let path = format!(
+/// PATH with the fake's `bin/` in `dir` first.
+fn fake_first_on_path(dir: &Path) -> String {
+    format!(
         "{}:{}",
         dir.join("bin").display(),
         std::env::var("PATH").unwrap_or_default()
-    );
+    )
+}
+
+/// `prove --jobs 2 --executor slurm --json` of `line` with small jobs on
+/// the fake Slurm in `dir`, with `env` and `extra` options.
+fn prove(dir: &Path, env: &[(&str, &str)], extra: &[&str], line: &[&str]) -> Output {
     Command::new(EXE)
-        .env("PATH", path)
+        .env("PATH", fake_first_on_path(dir))
         .env("FAKE_SLURM", dir.join("state"))
         .envs(env.iter().copied())
         .arg("prove")
@@ -388,13 +392,8 @@ wait $w
 /// `srun` in `dir`, in an allocation described by `env` (none of the
 /// caller's Slurm variables leak in).
 fn prove_steps(dir: &Path, env: &[(&str, &str)], extra: &[&str], line: &[&str]) -> Output {
-    let path = format!(
-        "{}:{}",
-        dir.join("bin").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     Command::new(EXE)
-        .env("PATH", path)
+        .env("PATH", fake_first_on_path(dir))
         .env("FAKE_SLURM", dir.join("state"))
         .env_remove("SLURM_JOB_ID")
         .env_remove("SLURM_NTASKS")

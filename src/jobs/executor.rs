@@ -179,11 +179,7 @@ impl Local {
             return;
         };
         let (job, c) = self.children.swap_remove(i);
-        // SAFETY: kill(2) on our own child's pid, which we have not yet
-        // waited for (so it names that process).
-        unsafe {
-            libc::kill(c.id() as libc::pid_t, libc::SIGTERM);
-        }
+        sigterm(&c);
         self.stopping.push((job, c, Instant::now()));
     }
 
@@ -201,6 +197,15 @@ impl Local {
             remove_last_words(job);
             false
         });
+    }
+}
+
+/// Sends SIGTERM to a child process not yet waited for.
+fn sigterm(c: &Child) {
+    // SAFETY: kill(2) on our own child's pid, which we have not yet
+    // waited for (so it names that process).
+    unsafe {
+        libc::kill(c.id() as libc::pid_t, libc::SIGTERM);
     }
 }
 
@@ -294,12 +299,8 @@ impl Executor for Local {
     }
 
     fn stop_all(&mut self) {
-        for (_, c) in &mut self.children {
-            // SAFETY: kill(2) on our own child's pid, which we have not yet
-            // waited for (so it names that process).
-            unsafe {
-                libc::kill(c.id() as libc::pid_t, libc::SIGTERM);
-            }
+        for (_, c) in &self.children {
+            sigterm(c);
         }
         let t0 = Instant::now();
         while t0.elapsed() < LET_GO_PATIENCE
@@ -476,20 +477,27 @@ impl Steps {
                     .into(),
             ));
         }
-        let out = Command::new("srun")
-            .arg("--version")
-            .output()
-            .map_err(|e| ExecError::Spawn("`srun` (Slurm)".into(), e))?;
-        if !out.status.success() {
-            return Err(ExecError::Slurm(format!(
-                "`srun --version` failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
-        }
+        slurm_tool_runs("srun")?;
         Ok(Steps {
             local: Local::new(steps_command(worker, args, cpus, mem_mb)),
         })
     }
+}
+
+/// Whether Slurm's `tool` runs here (`tool --version`): an error naming
+/// it when it is not found or fails.
+fn slurm_tool_runs(tool: &str) -> Result<(), ExecError> {
+    let out = Command::new(tool)
+        .arg("--version")
+        .output()
+        .map_err(|e| ExecError::Spawn(format!("`{tool}` (Slurm)"), e))?;
+    if !out.status.success() {
+        return Err(ExecError::Slurm(format!(
+            "`{tool} --version` failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(())
 }
 
 /// The command a step runs: `srun` with the step's shape, the user's
@@ -611,16 +619,7 @@ impl Slurm {
     /// with a clear message, when `sbatch` or `squeue` cannot be run.
     pub fn new(worker: WorkerCommand, args: &str, timing: SlurmTiming) -> Result<Slurm, ExecError> {
         for tool in ["sbatch", "squeue"] {
-            let out = Command::new(tool)
-                .arg("--version")
-                .output()
-                .map_err(|e| ExecError::Spawn(format!("`{tool}` (Slurm)"), e))?;
-            if !out.status.success() {
-                return Err(ExecError::Slurm(format!(
-                    "`{tool} --version` failed: {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
-                )));
-            }
+            slurm_tool_runs(tool)?;
         }
         Ok(Slurm {
             worker,

@@ -40,7 +40,7 @@ use super::executor::{ExecError, Executor};
 use super::job::{Budget, Job, JobOutcome, Thresholds, result_path, tree_path, with_suffix};
 use super::merge::{Rejected, take_result};
 use super::shared_table::SharedTable;
-use super::top::{INF, NODE_LEN, State, TopTree, with_margin};
+use super::top::{INF, NODE_LEN, State, TopTree};
 use crate::check::LeafTables;
 use crate::rules::{Color, Position, Rules};
 use crate::store::Store;
@@ -642,9 +642,9 @@ impl Master<'_, '_> {
         let eps = |v: u32| -> u32 {
             if v >= INF - 1 {
                 INF
-            } else if margin == 1.25 {
-                with_margin(v).min(INF as u64 - 1) as u32
             } else {
+                // Exact in f64 for any u32 (34 bits of mantissa at most):
+                // at 1.25 this is `top::with_margin`, v + v / 4 + 1.
                 (f64::from(v) * margin + 1.0).min(f64::from(INF - 1)) as u32
             }
         };
