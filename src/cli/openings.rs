@@ -341,21 +341,24 @@ fn write_long(out: &mut impl Write, rows: &[TableRow]) -> std::io::Result<()> {
             field(out, if k == 0 { "certified here:" } else { "" }, c)?;
         }
         for (k, l) in r.published_lines.iter().enumerate() {
-            let p = &r.proven_here;
-            let partly = l.line == r.san
-                && p.winner_move.as_deref() == l.guide.split_whitespace().next()
-                && p.replies_proven > 0;
-            let certified = if l.certified_by.is_empty() && partly {
-                format!(
-                    "partly: {} of the {} answers to {} certified here",
-                    p.replies_proven,
-                    p.replies,
-                    p.winner_move.as_deref().unwrap_or("")
-                )
-            } else if l.certified_by.is_empty() {
-                "not certified here".to_string()
-            } else {
+            let certified = if !l.certified_by.is_empty() {
                 format!("certified here ({})", l.certified_by.join(", "))
+            } else if !l.proven_under.is_empty() {
+                format!(
+                    "certified here, by the files of its answers ({})",
+                    l.proven_under.join(", ")
+                )
+            } else if let Some(a) = &l.answers {
+                format!(
+                    "partly: {} of the {} answers to {} certified here ({}); not yet: {}",
+                    a.certified,
+                    a.of,
+                    a.answering,
+                    a.under.join(", "),
+                    a.missing.join(" ")
+                )
+            } else {
+                "not certified here".to_string()
             };
             field(
                 out,

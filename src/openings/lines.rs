@@ -2,7 +2,10 @@
 //! of them a certificate of this project covers.
 
 use super::Certified;
+use crate::check::cover::{Certificate, coverage};
+use crate::vocab::RuleSet;
 use serde::Serialize;
+use shakmaty::Color;
 
 /// The lines published proofs follow (`data/published.tsv`).
 pub const PUBLISHED_TSV: &str = include_str!("../../data/published.tsv");
@@ -23,6 +26,32 @@ pub struct PublishedLine {
     /// guide (after the guide's first move: what the winner plays), each
     /// file once: a certified one proves the line.
     pub certified_by: Vec<String>,
+    /// The rule sets under which the certificates *together* prove the
+    /// line (one file a reply counts: `crate::check::cover`), compared
+    /// by position, so a file rooted deeper along the guide counts.
+    pub proven_under: Vec<String>,
+    /// Not proven: the loser's answers at the deepest position along the
+    /// guide where any is certified, when one is.
+    pub answers: Option<GuideAnswers>,
+}
+
+/// The loser's answers at one position along a published line's guide,
+/// and how many of them certificates prove.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GuideAnswers {
+    /// The moves (SAN) from the start to the position
+    /// (`e3 c6 Bb5 cxb5 b4`).
+    pub after: String,
+    /// The move answered, numbered (`3.b4`, `1...Nh6`).
+    pub answering: String,
+    /// The answers certified, under each rule set of `under`.
+    pub certified: usize,
+    /// The loser's legal answers there.
+    pub of: usize,
+    /// The answers not certified, SAN.
+    pub missing: Vec<String>,
+    /// The rule sets under which `certified` of them are.
+    pub under: Vec<String>,
 }
 
 /// One row of `data/published.tsv`: line, guide, source, note.
@@ -61,7 +90,10 @@ pub fn parse_published(text: &str) -> Result<Vec<PublishedRow>, String> {
 /// The published lines of first move `san` (SAN), with the certificates
 /// of each: a verified certificate whose line is the published line, or
 /// the line followed by the guide's first move (the winner's; the
-/// position after it is then won, and so the line).
+/// position after it is then won, and so the line). With them, what the
+/// certificates prove of each line together ([`PublishedLine::proven_under`],
+/// [`PublishedLine::answers`]), for the side the first move is published
+/// to win for.
 pub fn published_lines(certified: &[Certified], san: &str) -> Vec<PublishedLine> {
     let rows = parse_published(PUBLISHED_TSV).expect("data/published.tsv is well formed (tested)");
     rows.into_iter()
@@ -74,15 +106,109 @@ pub fn published_lines(certified: &[Certified], san: &str) -> Vec<PublishedLine>
                 .filter(|c| c.verified == Some(true) && (c.line == line || c.line == along))
                 .map(|c| c.file.clone())
                 .collect();
+            let (proven_under, answers) = along_guide(certified, &line, &guide);
             PublishedLine {
                 line,
                 guide,
                 source,
                 note,
                 certified_by,
+                proven_under,
+                answers,
             }
         })
         .collect()
+}
+
+/// The winner of a published line: the side whose move the guide starts
+/// with (the line ends with the loser's move).
+fn guide_winner(line: &[&str]) -> Color {
+    if line.len().is_multiple_of(2) {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+/// The move `m` played at ply `ply` (0 = White's first), numbered.
+fn numbered(ply: usize, m: &str) -> String {
+    if ply.is_multiple_of(2) {
+        format!("{}.{m}", ply / 2 + 1)
+    } else {
+        format!("{}...{m}", ply / 2 + 1)
+    }
+}
+
+/// What the verified certificates prove of `line` together, by rule
+/// set, and, where they prove it under none, the loser's answers at the
+/// deepest position along `guide` (after one of the winner's moves)
+/// where most rule sets see any certified.
+fn along_guide(
+    certified: &[Certified],
+    line: &str,
+    guide: &str,
+) -> (Vec<String>, Option<GuideAnswers>) {
+    let line: Vec<&str> = line.split_whitespace().collect();
+    let guide: Vec<&str> = guide.split_whitespace().collect();
+    let winner = guide_winner(&line);
+    let mut proven_under = Vec::new();
+    // (depth along the guide, answers certified) -> the best so far.
+    let mut best: Option<(usize, usize, GuideAnswers)> = None;
+    for set in RuleSet::ALL {
+        let certs: Vec<Certificate> = certified
+            .iter()
+            .filter(|c| super::table::holds(c, set))
+            .filter_map(|c| {
+                let w = crate::check::parse_color(c.winner.as_deref()?).ok()?;
+                Some(Certificate {
+                    line: c.uci.clone(),
+                    winner: w,
+                })
+            })
+            .collect();
+        if certs.is_empty() {
+            continue;
+        }
+        let Ok(whole) = coverage(&certs, &line, winner, set) else {
+            continue;
+        };
+        if whole.proven {
+            proven_under.push(set.name());
+            continue;
+        }
+        // The positions after each of the winner's moves along the guide,
+        // deepest first.
+        for k in (1..=guide.len()).rev().filter(|k| (k - 1) % 2 == 0) {
+            let at: Vec<&str> = line.iter().chain(&guide[..k]).copied().collect();
+            let Ok(c) = coverage(&certs, &at, winner, set) else {
+                continue;
+            };
+            let (done, of) = c.counts();
+            if done == 0 || c.winner_move.is_some() {
+                continue;
+            }
+            let here = GuideAnswers {
+                after: at.join(" "),
+                answering: numbered(at.len() - 1, at[at.len() - 1]),
+                certified: done,
+                of,
+                missing: c.missing().iter().map(|s| s.to_string()).collect(),
+                under: vec![set.name()],
+            };
+            match &mut best {
+                Some((bk, bd, b)) if *bk == k && *bd == done => b.under.push(set.name()),
+                Some((bk, bd, _)) if (*bk, *bd) >= (k, done) => {}
+                _ => best = Some((k, done, here)),
+            }
+            break;
+        }
+    }
+    let answers = if proven_under.is_empty() {
+        best.map(|b| b.2)
+    } else {
+        None
+    };
+    (proven_under, answers)
 }
 
 #[cfg(test)]
@@ -110,5 +236,95 @@ mod tests {
             );
         }
         assert!(parse_published("e3 c6\n").is_err());
+    }
+
+    fn cert(line: &str, verified: bool) -> Certified {
+        let start = crate::rules::Position::startpos();
+        let (_, moves) = start.play_line_str(line).unwrap();
+        Certified {
+            file: format!("{line}.tree"),
+            line: line.into(),
+            first: moves[0].uci().to_string(),
+            uci: moves.iter().map(|m| m.uci().to_string()).collect(),
+            rules: "international".into(),
+            rule_set: "international".into(),
+            holds_under: vec!["international".into(), "fics".into()],
+            winner: Some("white".into()),
+            positions: Some(10),
+            verified: Some(verified),
+            checked_now: false,
+            sidecar_disagrees: Vec::new(),
+        }
+    }
+
+    /// Black's answers to 1.e3 c6 2.Bb5 cxb5 3.b4, SAN.
+    fn answers_to_3_b4() -> Vec<String> {
+        use shakmaty::Position;
+        let (pos, _) = crate::check::game::play_line(
+            &shakmaty::variant::Antichess::default(),
+            &["e3", "c6", "Bb5", "cxb5", "b4"],
+        )
+        .unwrap();
+        pos.legal_moves()
+            .iter()
+            .map(|m| shakmaty::san::San::from_move(&pos, *m).to_string())
+            .collect()
+    }
+
+    /// One file an answer along 1.e3 c6's guide (2.Bb5 cxb5 3.b4): the
+    /// deepest answers are counted (and named by move number), all of them
+    /// prove the line, and so does one file deeper along the guide than
+    /// the guide's first move; unverified files never count.
+    #[test]
+    fn answers_along_a_guide_are_counted_and_prove_the_line_together() {
+        let c6 = |certs: &[Certified]| {
+            published_lines(certs, "e3")
+                .into_iter()
+                .find(|l| l.line == "e3 c6")
+                .unwrap()
+        };
+        let all = answers_to_3_b4();
+        assert_eq!(all.len(), 20);
+        let mut certs: Vec<Certified> = all
+            .iter()
+            .filter(|a| *a != "b6")
+            .map(|a| cert(&format!("e3 c6 Bb5 cxb5 b4 {a}"), true))
+            .collect();
+        certs.push(cert("e3 c6 Bb5 cxb5 b4 b6", false));
+        let l = c6(&certs);
+        assert!(l.certified_by.is_empty() && l.proven_under.is_empty());
+        let a = l.answers.unwrap();
+        assert_eq!(a.after, "e3 c6 Bb5 cxb5 b4");
+        assert_eq!(a.answering, "3.b4");
+        assert_eq!((a.certified, a.of), (19, 20));
+        assert_eq!(a.missing, ["b6"]);
+        assert_eq!(a.under, ["international", "fics"]);
+
+        certs.pop();
+        certs.push(cert("e3 c6 Bb5 cxb5 b4 b6", true));
+        let l = c6(&certs);
+        assert_eq!(l.proven_under, ["international", "fics"]);
+        assert_eq!(l.answers, None);
+
+        let l = c6(&[cert("e3 c6 Bb5 cxb5 b4", true)]);
+        assert!(l.certified_by.is_empty());
+        assert_eq!(l.proven_under, ["international", "fics"]);
+
+        // Answers to 1...Nh6 are White's: numbered as Black's move.
+        let mut h3: Vec<Certified> = ["a3", "a4"]
+            .iter()
+            .map(|a| {
+                let mut c = cert(&format!("h3 Nh6 {a}"), true);
+                c.winner = Some("black".into());
+                c
+            })
+            .collect();
+        h3.push(cert("h3 Nh6 b3", true)); // White's win: not Black's proof.
+        let l = published_lines(&h3, "h3").pop().unwrap();
+        let a = l.answers.unwrap();
+        assert_eq!(
+            (a.answering.as_str(), a.certified, a.of),
+            ("1...Nh6", 2, 19)
+        );
     }
 }

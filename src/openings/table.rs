@@ -60,7 +60,7 @@ pub struct Combined {
 
 /// Whether a certificate counts under `set`: verified, and recorded as
 /// holding under it (or made under it, when nothing is recorded).
-fn holds(c: &Certified, set: crate::vocab::RuleSet) -> bool {
+pub(super) fn holds(c: &Certified, set: crate::vocab::RuleSet) -> bool {
     let name = set.name();
     c.verified == Some(true)
         && if c.holds_under.is_empty() {
