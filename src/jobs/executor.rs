@@ -164,10 +164,7 @@ impl Local {
     }
 }
 
-/// The log file of a job.
-pub fn log_path(job: &Path) -> PathBuf {
-    super::job::with_suffix(job, ".log")
-}
+pub use super::job::log_path;
 
 impl Local {
     /// Lets the worker of `job` go without waiting for it: SIGTERM now,
@@ -194,7 +191,7 @@ impl Local {
                 let _ = c.kill();
                 let _ = c.wait();
             }
-            remove_last_words(job);
+            super::job::remove_outputs(job);
             false
         });
     }
@@ -206,20 +203,6 @@ fn sigterm(c: &Child) {
     // waited for (so it names that process).
     unsafe {
         libc::kill(c.id() as libc::pid_t, libc::SIGTERM);
-    }
-}
-
-/// Removes what a job let go (a cancelled thread, a worker sent SIGTERM)
-/// wrote on its way out: its result, its tree, its table excerpt, its
-/// log.
-fn remove_last_words(job: &Path) {
-    for p in [
-        super::job::result_path(job),
-        super::job::tree_path(job),
-        super::excerpt::excerpt_path(job),
-        log_path(job),
-    ] {
-        let _ = std::fs::remove_file(p);
     }
 }
 
@@ -321,7 +304,7 @@ impl Executor for Local {
         for (job, mut c, _) in std::mem::take(&mut self.stopping) {
             let _ = c.kill();
             let _ = c.wait();
-            remove_last_words(&job);
+            super::job::remove_outputs(&job);
         }
     }
 }
@@ -400,7 +383,7 @@ impl Executor for Threads {
             if let Some(i) = self.cancelled.iter().position(|c| *c == job) {
                 // What a cancelled job wrote after it was let go.
                 self.cancelled.swap_remove(i);
-                remove_last_words(&job);
+                super::job::remove_outputs(&job);
                 continue;
             }
             self.running.retain(|(j, _)| *j != job);

@@ -433,6 +433,42 @@ pub fn tree_path(job: &Path) -> PathBuf {
     with_suffix(job, ".tree")
 }
 
+/// The scratch store a worker runs the job file `job` in: `JOB.redb`.
+pub fn store_path(job: &Path) -> PathBuf {
+    with_suffix(job, ".redb")
+}
+
+/// The log of the job file `job`: `JOB.log` (the worker's stderr).
+pub fn log_path(job: &Path) -> PathBuf {
+    with_suffix(job, ".log")
+}
+
+/// Everything a run of the job file `job` may leave beside it: its
+/// result, certificate, table excerpt, log, and scratch store with what
+/// the search keeps beside a store. One list for every place that clears
+/// a job's files (before it is sent, when it is cancelled, when a stopped
+/// worker's last words come in), so none forgets one.
+pub fn outputs(job: &Path) -> [PathBuf; 7] {
+    let store = store_path(job);
+    [
+        result_path(job),
+        tree_path(job),
+        super::excerpt::excerpt_path(job),
+        log_path(job),
+        with_suffix(&store, ".table"),
+        with_suffix(&store, ".table-endgame"),
+        store,
+    ]
+}
+
+/// Removes what a run of `job` left ([`outputs`]), whatever of it there
+/// is; the job file itself stays.
+pub fn remove_outputs(job: &Path) {
+    for p in outputs(job) {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
 /// `path` with `suffix` appended to its name.
 pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_os_string();

@@ -87,7 +87,7 @@ fn table_bytes(id: &str, asked: u64, threads: u32) -> u64 {
 pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile, RunJobError> {
     let t0 = Instant::now();
     let job = Job::read(path).map_err(RunJobError::Job)?;
-    let db = with_suffix(path, ".redb");
+    let db = super::job::store_path(path);
     // No output over the job file or its shared table (a job file from
     // elsewhere may name anything), nor over a store or a table.
     let mut inputs = vec![path];

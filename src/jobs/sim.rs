@@ -21,7 +21,7 @@
 //! and node failures. See docs/prove.md, "A simulated cluster".
 
 use super::executor::{Ended, ExecError, Executor, log_path};
-use super::job::{Job, result_path, tree_path};
+use super::job::Job;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -276,14 +276,8 @@ pub fn measure_rate(
     let t0 = std::time::Instant::now();
     let ran = super::run::run_job(&path, None);
     let seconds = t0.elapsed().as_secs_f64().max(1e-3);
-    for p in [
-        path.clone(),
-        result_path(&path),
-        tree_path(&path),
-        log_path(&path),
-    ] {
-        let _ = std::fs::remove_file(p);
-    }
+    let _ = std::fs::remove_file(&path);
+    super::job::remove_outputs(&path);
     let r = ran?;
     Ok(Measured {
         rate: (r.nodes.max(1) as f64 / seconds).max(1.0),
@@ -384,18 +378,14 @@ impl Executor for Sim {
         if let Some(i) = self.out.iter().position(|o| o.path == job) {
             let o = self.out.swap_remove(i);
             self.count(&o);
-            for p in [result_path(job), tree_path(job), log_path(job)] {
-                let _ = std::fs::remove_file(p);
-            }
+            super::job::remove_outputs(job);
         }
     }
 
     fn stop_all(&mut self) {
         for o in std::mem::take(&mut self.out) {
             self.count(&o);
-            for p in [result_path(&o.path), tree_path(&o.path), log_path(&o.path)] {
-                let _ = std::fs::remove_file(p);
-            }
+            super::job::remove_outputs(&o.path);
         }
     }
 

@@ -37,7 +37,7 @@ use workdir::remove_stale_jobs;
 pub use workdir::{WorkDirLock, lock_path};
 
 use super::executor::{ExecError, Executor};
-use super::job::{Budget, Job, JobOutcome, Thresholds, result_path, tree_path, with_suffix};
+use super::job::{Budget, Job, JobOutcome, Thresholds};
 use super::merge::{Rejected, take_result};
 use super::shared_table::SharedTable;
 use super::top::{INF, NODE_LEN, State, TopTree};
@@ -424,7 +424,10 @@ impl Master<'_, '_> {
                 }
                 let id_s = format!("g{}-n{id}-a{}", self.top.header.generation, n.attempts);
                 let path = self.cfg.work_dir.join(format!("{id_s}.json"));
-                for p in [result_path(&path), tree_path(&path)] {
+                // A stale result or certificate of this name is never
+                // read as the new job's; the other names are made new
+                // (a link or a stranger's file there stops the run).
+                for p in [super::job::result_path(&path), super::job::tree_path(&path)] {
                     let _ = std::fs::remove_file(p);
                 }
                 let mut time_s = self.cfg.budget.time_s;
@@ -533,7 +536,6 @@ impl Master<'_, '_> {
         self.drop_settled_excerpts()?;
         for (path, node) in moot {
             exec.cancel(&path);
-            let _ = std::fs::remove_file(super::excerpt::excerpt_path(&path));
             self.out.remove(&path);
             self.sweep_doomed_excerpts();
             self.table_ended(&path, 0)?;
@@ -543,15 +545,8 @@ impl Master<'_, '_> {
             self.report.jobs_cancelled += 1;
             // And what a job stopped by a signal wrote on its way out
             // (a job step does: SIGTERM, then its unresolved result).
-            for p in [
-                path.clone(),
-                with_suffix(&path, ".log"),
-                with_suffix(&path, ".redb"),
-                super::job::result_path(&path),
-                super::job::tree_path(&path),
-            ] {
-                let _ = std::fs::remove_file(p);
-            }
+            let _ = std::fs::remove_file(&path);
+            super::job::remove_outputs(&path);
         }
         Ok(())
     }
@@ -835,14 +830,8 @@ impl Master<'_, '_> {
                         self.top.expand(node, budget, &hints)?;
                     }
                 }
-                for p in [
-                    path.clone(),
-                    result_path(&path),
-                    tree_path(&path),
-                    with_suffix(&path, ".log"),
-                ] {
-                    let _ = std::fs::remove_file(p);
-                }
+                let _ = std::fs::remove_file(&path);
+                super::job::remove_outputs(&path);
             }
             Err(why) => {
                 self.report.jobs_rejected += 1;
