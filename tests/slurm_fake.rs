@@ -32,7 +32,9 @@ fn fake_slurm(name: &str) -> PathBuf {
     // result file is hidden from the moment the job leaves the queue
     // until S seconds later; with FAKE_TIME_LIMIT=S the worker gets
     // SIGTERM S seconds after it started, as Slurm's `--signal=B:TERM`
-    // warns it before the time limit.
+    // warns it before the time limit; with FAKE_HOLD=S a job stays in
+    // the queue S seconds after its worker ended (Slurm's completing
+    // state), so a submit limit is met whenever two jobs go out at once.
     script(
         "sbatch",
         r#"out=/dev/null; wrap=
@@ -57,6 +59,7 @@ ${wrap#exec } &
 w=\$!
 if [ -n "$FAKE_TIME_LIMIT" ]; then (sleep $FAKE_TIME_LIMIT; kill -TERM \$w 2>/dev/null) & fi
 wait \$w
+if [ -n "$FAKE_HOLD" ]; then sleep $FAKE_HOLD; fi
 r='$job.result.json'
 if [ -n "$FAKE_LATE" ] && [ -e "\$r" ]; then
   mv "\$r" "\$r.hidden"; rm -f '$S/queue/$n'; sleep $FAKE_LATE; mv "\$r.hidden" "\$r"
@@ -193,7 +196,15 @@ fn proves_a_line_through_sbatch_and_squeue() {
 fn a_submit_limit_holds_submissions_and_the_line_is_still_proven() {
     let dir = fake_slurm("limit");
     // One job queued at a time: the second of each round is refused.
-    let o = prove(&dir, &[("FAKE_SUBMIT_LIMIT", "1")], &[], &["e4"]);
+    // Jobs held in the queue a moment after they end: a job of 300 nodes
+    // could otherwise leave it before the round's next sbatch on a
+    // loaded machine, and nothing would be refused.
+    let o = prove(
+        &dir,
+        &[("FAKE_SUBMIT_LIMIT", "1"), ("FAKE_HOLD", "0.3")],
+        &[],
+        &["e4"],
+    );
     let v = proven(&dir, &o, &["e4"]);
     assert!(dir.join("state/refused").exists(), "no sbatch was refused");
     let err = util::stderr(&o);
