@@ -128,3 +128,59 @@ fn a_missing_binary_stops_the_scripts_at_once() {
     assert_eq!(text(&o.stdout).trim(), dir.join("ap").display().to_string());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `scripts/second-check.py`, the second checker (python-chess, nothing
+/// of this crate), agrees with the sidecars of three proofs (one holding
+/// under all six rule sets, one made under joint rules, one holding under
+/// international rules only for its stalemates with as many pieces) and
+/// rejects a copy with one move changed, exit 1. Ignored: it needs
+/// python-chess (`pip install chess`); the whole of proofs/ is
+/// `scripts/second-check.py` (docs/verify.md, about 3 minutes).
+#[test]
+#[ignore = "needs python-chess: pip install chess"]
+fn the_second_checker_agrees_with_the_sidecars_and_rejects_a_changed_move() {
+    let files = [
+        "proofs/e3-d5.tree",
+        "proofs/Nc3.joint.tree",
+        "proofs/e3-c6-Bb5-cxb5-b4-f6.tree",
+    ];
+    let o = Command::new(root().join("scripts/second-check.py"))
+        .args(files)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+
+    let dir = util::temp_dir("second-check");
+    let tree = dir.join("a6.tree");
+    let mut bytes = std::fs::read(root().join("proofs/e3-c6-Bb5-cxb5-b4-a6.tree")).unwrap();
+    std::fs::copy(
+        root().join("proofs/e3-c6-Bb5-cxb5-b4-a6.json"),
+        dir.join("a6.json"),
+    )
+    .unwrap();
+    // Node 1's move (bytes 4-5 of its slot after the prolog): its
+    // destination square one file over.
+    let prolog = u16::from_le_bytes([bytes[4], bytes[5]]) as usize;
+    let at = 6 + 2 * prolog + 4;
+    bytes[at] ^= 1;
+    std::fs::write(&tree, &bytes).unwrap();
+    let o = Command::new(root().join("scripts/second-check.py"))
+        .arg(&tree)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
