@@ -702,8 +702,11 @@ def main():
         if not files:
             ap.error("no tree files among the arguments")
     for f in files:
-        if not os.path.isfile(f):
+        if not os.path.exists(f):
             sys.stderr.write("second-check: %s: no such file\n" % f)
+            return 2
+        if not os.path.isfile(f):
+            sys.stderr.write("second-check: %s: not a regular file (a directory, FIFO or device)\n" % f)
             return 2
     # Biggest first so that parallel jobs finish together.
     work = sorted(files, key=lambda f: -os.path.getsize(f) * (4 if f.endswith((".zst", ".bz2")) else 1))
@@ -738,4 +741,7 @@ def main():
 
 
 if __name__ == "__main__":
+    # A closed pipe (`| head`) ends the run quietly, as other tools do.
+    import signal
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main())
