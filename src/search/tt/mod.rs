@@ -159,6 +159,26 @@ impl Tt {
             dn: v.dn,
         };
     }
+    /// The share of the entries in use, read from at most
+    /// `sample_buckets` of the buckets in use (the first ones: keys are
+    /// hashes, so any run of buckets is a fair sample). A shared table's
+    /// entries are read as they stand.
+    pub fn occupied_share(&self, sample_buckets: usize) -> f64 {
+        let buckets = self.n.min(sample_buckets.max(1));
+        let mut used = 0u64;
+        for i in 0..buckets {
+            for j in 0..WAYS {
+                let e = if self.buckets.shared {
+                    self.shared_entry(i, j)
+                } else {
+                    self.buckets.get(i).0[j]
+                };
+                used += u64::from(e.occupied());
+            }
+        }
+        used as f64 / (buckets * WAYS) as f64
+    }
+
     /// The `k` entries most worth keeping across machines (a run state,
     /// [`crate::jobs::state`]): those of the highest [`Entry::priority`]
     /// (most work, solved entries counting double), ties in bucket order,
