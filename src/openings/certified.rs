@@ -61,6 +61,29 @@ pub struct Certified {
     pub sidecar_disagrees: Vec<String>,
 }
 
+/// A verified (or not) certificate of `line` (SAN) for `winner`, made
+/// under international rules with nothing recorded of other rule sets:
+/// for tests of what certificates prove together.
+#[cfg(test)]
+pub(crate) fn for_test(line: &str, winner: &str, verified: bool) -> Certified {
+    let start = crate::rules::Position::startpos();
+    let (_, moves) = start.play_line_str(line).unwrap();
+    Certified {
+        file: format!("{line}.tree"),
+        line: line.into(),
+        first: moves[0].uci().to_string(),
+        uci: moves.iter().map(|m| m.uci().to_string()).collect(),
+        rules: "international".into(),
+        rule_set: "international".into(),
+        holds_under: Vec::new(),
+        winner: Some(winner.into()),
+        positions: Some(10),
+        verified: Some(verified),
+        checked_now: false,
+        sidecar_disagrees: Vec::new(),
+    }
+}
+
 fn sidecar_of(tree: &Path) -> PathBuf {
     crate::wintree::compressed::plain_name(tree).with_extension("json")
 }

@@ -239,22 +239,9 @@ mod tests {
     }
 
     fn cert(line: &str, verified: bool) -> Certified {
-        let start = crate::rules::Position::startpos();
-        let (_, moves) = start.play_line_str(line).unwrap();
-        Certified {
-            file: format!("{line}.tree"),
-            line: line.into(),
-            first: moves[0].uci().to_string(),
-            uci: moves.iter().map(|m| m.uci().to_string()).collect(),
-            rules: "international".into(),
-            rule_set: "international".into(),
-            holds_under: vec!["international".into(), "fics".into()],
-            winner: Some("white".into()),
-            positions: Some(10),
-            verified: Some(verified),
-            checked_now: false,
-            sidecar_disagrees: Vec::new(),
-        }
+        let mut c = crate::openings::certified::for_test(line, "white", verified);
+        c.holds_under = vec!["international".into(), "fics".into()];
+        c
     }
 
     /// Black's answers to 1.e3 c6 2.Bb5 cxb5 3.b4, SAN.

@@ -7,7 +7,7 @@
 //! lines published proofs follow; `table` puts the two together, a row
 //! a first move.
 
-mod certified;
+pub(crate) mod certified;
 mod lines;
 mod table;
 

@@ -246,22 +246,7 @@ mod tests {
     use std::collections::HashMap;
 
     fn cert(line: &str, winner: &str, verified: bool) -> Certified {
-        let start = crate::rules::Position::startpos();
-        let (_, moves) = start.play_line_str(line).unwrap();
-        Certified {
-            file: format!("{line}.tree"),
-            line: line.into(),
-            first: moves[0].uci().to_string(),
-            uci: moves.iter().map(|m| m.uci().to_string()).collect(),
-            rules: "international".into(),
-            rule_set: "international".into(),
-            holds_under: Vec::new(),
-            winner: Some(winner.into()),
-            positions: Some(10),
-            verified: Some(verified),
-            checked_now: false,
-            sidecar_disagrees: Vec::new(),
-        }
+        crate::openings::certified::for_test(line, winner, verified)
     }
 
     fn at(solved: &Solved, line: &[&str]) -> Option<Here> {
