@@ -219,8 +219,9 @@ fn a_killed_worker_is_requeued() {
 fn a_killed_master_resumes_from_the_store() {
     let dir = util::temp_dir("resume");
     let db = dir.join("t.redb");
-    // Small jobs over 1.e3 Na6: some 300 jobs, a few seconds (1.e4 was
-    // proven before the kill could come).
+    // Small jobs over 1.e3 g6: about 2.7 s (1.e4, and since the shared
+    // table grows on its fill 1.e3 Na6 too, in 0.5 s, were proven before
+    // the kill could come).
     let args = [
         "--jobs",
         "2",
@@ -232,7 +233,7 @@ fn a_killed_master_resumes_from_the_store() {
         "--memory",
         "16M",
         "e3",
-        "Na6",
+        "g6",
     ];
     let mut child = Command::new(EXE)
         .arg("prove")
@@ -272,7 +273,7 @@ fn a_killed_master_resumes_from_the_store() {
     assert!(killed, "the first run ended before it could be killed: {s}");
     assert_eq!(s["state"], "running", "{s}");
     assert_eq!(s["pid"], pid, "{s}");
-    assert_eq!(s["line"], serde_json::json!(["e3", "Na6"]), "{s}");
+    assert_eq!(s["line"], serde_json::json!(["e3", "g6"]), "{s}");
     assert_eq!(s["winner"], "white", "{s}");
     let gen1 = || -> Vec<String> {
         std::fs::read_dir(&jobs)
@@ -292,7 +293,7 @@ fn a_killed_master_resumes_from_the_store() {
     let v = util::ok_json(&o);
     assert_eq!(v["result"], "proven");
     assert_eq!(v["report"]["resumed"], true);
-    assert_certified(&dir, &["e3", "Na6"]);
+    assert_certified(&dir, &["e3", "g6"]);
     // At the end the status file says how the run ended.
     let s = status("resumed");
     assert_eq!(s["state"], "proven", "{s}");
