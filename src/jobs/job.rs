@@ -469,6 +469,13 @@ pub fn remove_outputs(job: &Path) {
     }
 }
 
+/// Removes the job file `job` and what a run of it left: a job done
+/// with, cancelled, or run only to measure.
+pub fn remove_with_outputs(job: &Path) {
+    let _ = std::fs::remove_file(job);
+    remove_outputs(job);
+}
+
 /// `path` with `suffix` appended to its name.
 pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_os_string();

@@ -276,8 +276,7 @@ pub fn measure_rate(
     let t0 = std::time::Instant::now();
     let ran = super::run::run_job(&path, None);
     let seconds = t0.elapsed().as_secs_f64().max(1e-3);
-    let _ = std::fs::remove_file(&path);
-    super::job::remove_outputs(&path);
+    super::job::remove_with_outputs(&path);
     let r = ran?;
     Ok(Measured {
         rate: (r.nodes.max(1) as f64 / seconds).max(1.0),

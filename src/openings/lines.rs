@@ -2,7 +2,7 @@
 //! of them a certificate of this project covers.
 
 use super::Certified;
-use crate::check::cover::{Certificate, coverage};
+use crate::check::cover::coverage;
 use crate::vocab::RuleSet;
 use serde::Serialize;
 use shakmaty::Color;
@@ -155,17 +155,7 @@ fn along_guide(
     // (depth along the guide, answers certified) -> the best so far.
     let mut best: Option<(usize, usize, GuideAnswers)> = None;
     for set in RuleSet::ALL {
-        let certs: Vec<Certificate> = certified
-            .iter()
-            .filter(|c| super::table::holds(c, set))
-            .filter_map(|c| {
-                let w = crate::check::parse_color(c.winner.as_deref()?).ok()?;
-                Some(Certificate {
-                    line: c.uci.clone(),
-                    winner: w,
-                })
-            })
-            .collect();
+        let certs = super::table::certificates_under(certified, set);
         if certs.is_empty() {
             continue;
         }

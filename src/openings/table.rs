@@ -60,7 +60,7 @@ pub struct Combined {
 
 /// Whether a certificate counts under `set`: verified, and recorded as
 /// holding under it (or made under it, when nothing is recorded).
-pub(super) fn holds(c: &Certified, set: crate::vocab::RuleSet) -> bool {
+fn holds(c: &Certified, set: crate::vocab::RuleSet) -> bool {
     let name = set.name();
     c.verified == Some(true)
         && if c.holds_under.is_empty() {
@@ -70,10 +70,29 @@ pub(super) fn holds(c: &Certified, set: crate::vocab::RuleSet) -> bool {
         }
 }
 
+/// The certificates of `certified` that count under `set` ([`holds`]),
+/// as the checker's cover rules take them: line and winner (one without a
+/// recorded winner is left out: it proves nothing for either side).
+pub(super) fn certificates_under<'a>(
+    certified: impl IntoIterator<Item = &'a Certified>,
+    set: RuleSet,
+) -> Vec<crate::check::cover::Certificate> {
+    certified
+        .into_iter()
+        .filter(|c| holds(c, set))
+        .filter_map(|c| {
+            Some(crate::check::cover::Certificate {
+                line: c.uci.clone(),
+                winner: crate::check::parse_color(c.winner.as_deref()?).ok()?,
+            })
+        })
+        .collect()
+}
+
 /// What `certified` prove together of the first move `uci` (see
 /// [`Combined`]).
 pub fn combine(certified: &[Certified], uci: &str) -> Combined {
-    use crate::check::cover::{Certificate, coverage};
+    use crate::check::cover::coverage;
     use crate::check::parse_color;
     let mine: Vec<&Certified> = certified.iter().filter(|c| c.first == uci).collect();
     let mut winners: Vec<shakmaty::Color> = mine
@@ -87,18 +106,7 @@ pub fn combine(certified: &[Certified], uci: &str) -> Combined {
     let mut best_under = Vec::new();
     for &winner in &winners {
         for set in RuleSet::ALL {
-            let certs: Vec<Certificate> = mine
-                .iter()
-                .filter(|c| holds(c, set))
-                .map(|c| Certificate {
-                    line: c.uci.clone(),
-                    winner: c
-                        .winner
-                        .as_deref()
-                        .and_then(|w| parse_color(w).ok())
-                        .unwrap_or(!winner),
-                })
-                .collect();
+            let certs = certificates_under(mine.iter().copied(), set);
             // The lines were read from this table's own files: playable.
             let Ok(c) = coverage(&certs, &[uci], winner, set) else {
                 continue;

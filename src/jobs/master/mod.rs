@@ -545,8 +545,7 @@ impl Master<'_, '_> {
             self.report.jobs_cancelled += 1;
             // And what a job stopped by a signal wrote on its way out
             // (a job step does: SIGTERM, then its unresolved result).
-            let _ = std::fs::remove_file(&path);
-            super::job::remove_outputs(&path);
+            super::job::remove_with_outputs(&path);
         }
         Ok(())
     }
@@ -830,8 +829,7 @@ impl Master<'_, '_> {
                         self.top.expand(node, budget, &hints)?;
                     }
                 }
-                let _ = std::fs::remove_file(&path);
-                super::job::remove_outputs(&path);
+                super::job::remove_with_outputs(&path);
             }
             Err(why) => {
                 self.report.jobs_rejected += 1;
