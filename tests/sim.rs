@@ -301,3 +301,19 @@ fn no_job_gets_more_than_the_cap_and_the_line_is_still_proven() {
     util::assert_store_certified(&dir.join("low.redb"), &["d4"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_job_out_of_budget_grows_the_top_tree_along_its_own_search() {
+    let dir = util::temp_dir("deep");
+    let (plain, deep) = with_and_without(&dir, "--job-deep-expand=64");
+    // The root's job runs out of its 1,000 nodes: plainly its leaf is
+    // expanded one ply, so the next jobs are the root's children; with
+    // the hidden --job-deep-expand the children where that job spent a
+    // 64th of its budget or more are expanded too, down its own search,
+    // and the next jobs start plies below (exact: 3 on 1.d4).
+    let second = |v: &serde_json::Value| v["report"]["each"][1]["depth"].as_u64().unwrap();
+    assert_eq!(second(&plain), 1, "{}", plain["report"]["each"]);
+    assert!(second(&deep) >= 2, "{}", deep["report"]["each"]);
+    util::assert_store_certified(&dir.join("without.redb"), &["d4"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -132,6 +132,12 @@ pub struct MasterConfig {
     /// below its leaf start from them. For jobs with tables of their own
     /// (no `shared_tt`).
     pub excerpts: bool,
+    /// Where a job ran out of budget, the top tree grows below its leaf
+    /// along the job's own search: a child whose entry in the job's
+    /// excerpt shows at least 1/`deep` of the job's budget in work is
+    /// expanded too, and so on down ([`Master::expand_along_excerpt`]).
+    /// 0: one ply only.
+    pub deep: u64,
 }
 
 /// A job out: its node and the job as sent.
@@ -596,6 +602,70 @@ impl Master<'_, '_> {
         Ok(hints)
     }
 
+    /// The entry the nearest table excerpt above node `id` holds for the
+    /// node itself, keyed along its line as its job's search keys it.
+    fn excerpt_value(
+        &mut self,
+        id: u64,
+    ) -> Result<Option<crate::search::tt::TtValue>, MasterError> {
+        let Some((_, file)) = self.excerpt_above(id)? else {
+            return Ok(None);
+        };
+        let Some(table) = self.excerpts.table(&file) else {
+            return Ok(None);
+        };
+        let (_, mut line) = self.replay(id)?;
+        let start = line.iter().rposition(|p| p.halfmoves() == 0).unwrap_or(0);
+        line.drain(..start);
+        Ok(table.get(&crate::search::tt_key_of_line(&line)).copied())
+    }
+
+    /// Grows the top tree below `node`, just expanded after its job of
+    /// `spent` nodes ran out of budget: each new child whose entry in
+    /// that job's excerpt shows at least `spent / cfg.deep` nodes of work
+    /// is expanded in turn (its children numbered by the excerpt), down
+    /// to 12 plies and 256 expansions. The job's own search says where
+    /// its work went, so the leaves that its successors get lie where one
+    /// process's search would be, several plies down, instead of one
+    /// job re-searching the same line with twice the budget.
+    fn expand_along_excerpt(
+        &mut self,
+        node: u64,
+        spent: u64,
+        budget: u64,
+    ) -> Result<(), MasterError> {
+        // The job's own excerpt only: an older one above says where
+        // another job's budget went.
+        if self.excerpt_above(node)?.map(|(at, _)| at) != Some(node) {
+            return Ok(());
+        }
+        let base = self.top.get(node)?.depth;
+        let mut queue: std::collections::VecDeque<u64> = std::collections::VecDeque::from([node]);
+        let mut expansions = 0;
+        while let Some(at) = queue.pop_front() {
+            let n = self.top.get(at)?;
+            for (c, child) in self.top.children(&n)? {
+                if child.state != State::Frontier || child.depth.saturating_sub(base) > 12 {
+                    continue;
+                }
+                let Some(v) = self.excerpt_value(c)? else {
+                    continue;
+                };
+                if v.pn == 0 || v.dn == 0 || (v.work as u64).saturating_mul(self.cfg.deep) < spent {
+                    continue;
+                }
+                if expansions >= 256 {
+                    return Ok(());
+                }
+                let hints = self.excerpt_hints(c)?;
+                self.top.expand(c, budget, &hints)?;
+                expansions += 1;
+                queue.push_back(c);
+            }
+        }
+        Ok(())
+    }
+
     /// Whether a job out names `file` as its excerpt.
     fn excerpt_named(out: &HashMap<PathBuf, Out>, file: &std::path::Path) -> bool {
         out.values()
@@ -827,6 +897,9 @@ impl Master<'_, '_> {
                             })
                             .collect();
                         self.top.expand(node, budget, &hints)?;
+                        if self.cfg.deep > 0 {
+                            self.expand_along_excerpt(node, n.budget, budget)?;
+                        }
                     }
                 }
                 super::job::remove_with_outputs(&path);

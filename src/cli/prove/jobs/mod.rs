@@ -113,6 +113,11 @@ pub(crate) struct ManyArgs {
     /// times this, plus one (df-pn's 1.25 by default).
     #[arg(long, default_value_t = 1.25, hide = true, value_name = "F")]
     job_threshold_margin: f64,
+    /// Where a job runs out of budget, its leaf's children whose entry
+    /// in the job's excerpt shows at least 1/F of its budget in work are
+    /// expanded too, and so on down (0: one ply, the default).
+    #[arg(long, default_value_t = 0, hide = true, value_name = "F")]
+    job_deep_expand: u64,
     /// Factor of a child's budget over its parent's.
     #[arg(long, default_value_t = 2, hide = true)]
     job_growth: u64,
@@ -519,6 +524,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         tt_seed,
         // A shared table holds what excerpts would pass down.
         excerpts: !many.no_table_excerpts && !shares,
+        deep: many.job_deep_expand,
         min_nodes: exec.min_job_nodes(many.job_nodes),
     };
     let show = io::stderr().is_terminal() && !args.json;
