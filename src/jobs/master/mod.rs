@@ -140,6 +140,9 @@ pub struct MasterConfig {
     pub deep: u64,
 }
 
+/// A table excerpt as read ([`KeptExcerpts::table`]).
+type ExcerptTable = Arc<HashMap<u64, crate::search::tt::TtValue>>;
+
 /// A job out: its node and the job as sent.
 struct Out {
     node: u64,
@@ -573,17 +576,9 @@ impl Master<'_, '_> {
     /// it; here it only orders the children).
     fn excerpt_hints(&mut self, id: u64) -> Result<HashMap<u16, (u32, u32)>, MasterError> {
         let mut hints = HashMap::new();
-        let Some((_, file)) = self.excerpt_above(id)? else {
+        let Some((table, mut line)) = self.excerpt_line(id)? else {
             return Ok(hints);
         };
-        let Some(table) = self.excerpts.table(&file) else {
-            return Ok(hints);
-        };
-        // The node's line since the last capture or pawn move, as its
-        // job's search keys it.
-        let (_, mut line) = self.replay(id)?;
-        let start = line.iter().rposition(|p| p.halfmoves() == 0).unwrap_or(0);
-        line.drain(..start);
         let Some(&pos) = line.last() else {
             return Ok(hints);
         };
@@ -608,6 +603,18 @@ impl Master<'_, '_> {
         &mut self,
         id: u64,
     ) -> Result<Option<crate::search::tt::TtValue>, MasterError> {
+        Ok(self
+            .excerpt_line(id)?
+            .and_then(|(table, line)| table.get(&crate::search::tt_key_of_line(&line)).copied()))
+    }
+
+    /// The nearest table excerpt above node `id` that can be read, and
+    /// the node's line since the last capture or pawn move, as its job's
+    /// search keys it.
+    fn excerpt_line(
+        &mut self,
+        id: u64,
+    ) -> Result<Option<(ExcerptTable, Vec<Position>)>, MasterError> {
         let Some((_, file)) = self.excerpt_above(id)? else {
             return Ok(None);
         };
@@ -617,7 +624,7 @@ impl Master<'_, '_> {
         let (_, mut line) = self.replay(id)?;
         let start = line.iter().rposition(|p| p.halfmoves() == 0).unwrap_or(0);
         line.drain(..start);
-        Ok(table.get(&crate::search::tt_key_of_line(&line)).copied())
+        Ok(Some((table, line)))
     }
 
     /// Grows the top tree below `node`, just expanded after its job of
