@@ -140,6 +140,14 @@ pub struct MasterConfig {
     pub deep: u64,
 }
 
+/// Plies below a job's leaf that [`Master::expand_along_excerpt`] grows
+/// the top tree to at most.
+const DEEP_PLIES: u16 = 12;
+
+/// Expansions [`Master::expand_along_excerpt`] makes at most after one
+/// job.
+const DEEP_EXPANSIONS: usize = 256;
+
 /// A table excerpt as read ([`KeptExcerpts::table`]).
 type ExcerptTable = Arc<HashMap<u64, crate::search::tt::TtValue>>;
 
@@ -575,16 +583,26 @@ impl Master<'_, '_> {
     /// the excerpt cannot be read (said once in the job's log that read
     /// it; here it only orders the children).
     fn excerpt_hints(&mut self, id: u64) -> Result<HashMap<u16, (u32, u32)>, MasterError> {
+        Ok(match self.excerpt_line(id)? {
+            Some((table, mut line)) => Self::hints_in(&table, &mut line),
+            None => HashMap::new(),
+        })
+    }
+
+    /// The numbers `table` holds for the children of the last position
+    /// of `line` (keyed as [`Self::excerpt_line`] says), by move code;
+    /// `line` is as it was on return.
+    fn hints_in(
+        table: &HashMap<u64, crate::search::tt::TtValue>,
+        line: &mut Vec<Position>,
+    ) -> HashMap<u16, (u32, u32)> {
         let mut hints = HashMap::new();
-        let Some((table, mut line)) = self.excerpt_line(id)? else {
-            return Ok(hints);
-        };
         let Some(&pos) = line.last() else {
-            return Ok(hints);
+            return hints;
         };
         for &m in pos.legal_moves().iter() {
             line.push(pos.play(m));
-            if let Some(v) = table.get(&crate::search::tt_key_of_line(&line)) {
+            if let Some(v) = table.get(&crate::search::tt_key_of_line(line)) {
                 let numbers = match (v.pn, v.dn) {
                     (0, _) => (0, INF),
                     (_, 0) => (INF, 0),
@@ -594,18 +612,7 @@ impl Master<'_, '_> {
             }
             line.pop();
         }
-        Ok(hints)
-    }
-
-    /// The entry the nearest table excerpt above node `id` holds for the
-    /// node itself, keyed along its line as its job's search keys it.
-    fn excerpt_value(
-        &mut self,
-        id: u64,
-    ) -> Result<Option<crate::search::tt::TtValue>, MasterError> {
-        Ok(self
-            .excerpt_line(id)?
-            .and_then(|(table, line)| table.get(&crate::search::tt_key_of_line(&line)).copied()))
+        hints
     }
 
     /// The nearest table excerpt above node `id` that can be read, and
@@ -631,10 +638,12 @@ impl Master<'_, '_> {
     /// `spent` nodes ran out of budget: each new child whose entry in
     /// that job's excerpt shows at least `spent / cfg.deep` nodes of work
     /// is expanded in turn (its children numbered by the excerpt), down
-    /// to 12 plies and 256 expansions. The job's own search says where
-    /// its work went, so the leaves that its successors get lie where one
-    /// process's search would be, several plies down, instead of one
-    /// job re-searching the same line with twice the budget.
+    /// to [`DEEP_PLIES`] plies and [`DEEP_EXPANSIONS`] expansions. The
+    /// job's own search says where its work went, so the leaves that its
+    /// successors get lie where one process's search would be, several
+    /// plies down, instead of one job re-searching the same line with
+    /// twice the budget. The excerpt is read and the node's line replayed
+    /// once; each node below extends its parent's line by its move.
     fn expand_along_excerpt(
         &mut self,
         node: u64,
@@ -646,28 +655,41 @@ impl Master<'_, '_> {
         if self.excerpt_above(node)?.map(|(at, _)| at) != Some(node) {
             return Ok(());
         }
+        let Some((table, line)) = self.excerpt_line(node)? else {
+            return Ok(());
+        };
         let base = self.top.get(node)?.depth;
-        let mut queue: std::collections::VecDeque<u64> = std::collections::VecDeque::from([node]);
+        let mut queue = std::collections::VecDeque::from([(node, line)]);
         let mut expansions = 0;
-        while let Some(at) = queue.pop_front() {
+        while let Some((at, line)) = queue.pop_front() {
             let n = self.top.get(at)?;
+            let Some(&pos) = line.last() else {
+                continue;
+            };
             for (c, child) in self.top.children(&n)? {
-                if child.state != State::Frontier || child.depth.saturating_sub(base) > 12 {
+                if child.state != State::Frontier || child.depth.saturating_sub(base) > DEEP_PLIES {
                     continue;
                 }
-                let Some(v) = self.excerpt_value(c)? else {
+                let Some(m) =
+                    crate::rules::move_of_code(&pos, crate::vocab::MoveCode::from_raw(child.mv))
+                else {
+                    continue;
+                };
+                let mut below = line.clone();
+                below.push(pos.play(m));
+                let Some(v) = table.get(&crate::search::tt_key_of_line(&below)) else {
                     continue;
                 };
                 if v.pn == 0 || v.dn == 0 || (v.work as u64).saturating_mul(self.cfg.deep) < spent {
                     continue;
                 }
-                if expansions >= 256 {
+                if expansions >= DEEP_EXPANSIONS {
                     return Ok(());
                 }
-                let hints = self.excerpt_hints(c)?;
+                let hints = Self::hints_in(&table, &mut below);
                 self.top.expand(c, budget, &hints)?;
                 expansions += 1;
-                queue.push_back(c);
+                queue.push_back((c, below));
             }
         }
         Ok(())
