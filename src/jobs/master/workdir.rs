@@ -71,23 +71,114 @@ impl WorkDirLock {
             std::process::id(),
             db.canonicalize().as_deref().unwrap_or(db).display()
         );
-        match crate::fsutil::lock_exclusive(&path, &note) {
-            Ok(crate::fsutil::Locked::Held(lock)) => Ok(WorkDirLock {
-                dir: work_dir.to_path_buf(),
-                _lock: lock,
-            }),
-            Ok(crate::fsutil::Locked::Busy(holder)) => Err(MasterError::Busy {
-                work_dir: work_dir.to_path_buf(),
-                holder,
-            }),
-            Err(e) => Err(MasterError::Io(path, e)),
+        let start = std::time::Instant::now();
+        loop {
+            match crate::fsutil::lock_exclusive(&path, &note) {
+                Ok(crate::fsutil::Locked::Held(lock)) => {
+                    return Ok(WorkDirLock {
+                        dir: work_dir.to_path_buf(),
+                        _lock: lock,
+                    });
+                }
+                // The master named in the note is gone, yet its lock is
+                // held: a worker it was starting when it was killed holds
+                // the lock's descriptor between fork and exec (the lock
+                // belongs to the open file, which a forked child shares
+                // until its exec closes it). That lasts a moment; wait it out.
+                Ok(crate::fsutil::Locked::Busy(holder))
+                    if start.elapsed() < GONE_HOLDER_PATIENCE
+                        && holder_pid(&holder).is_some_and(|pid| !process_alive(pid)) =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Ok(crate::fsutil::Locked::Busy(holder)) => {
+                    return Err(MasterError::Busy {
+                        work_dir: work_dir.to_path_buf(),
+                        holder,
+                    });
+                }
+                Err(e) => return Err(MasterError::Io(path, e)),
+            }
         }
+    }
+}
+
+/// How long [`WorkDirLock::take`] waits for a lock whose named master is
+/// gone (a child it forked may hold the descriptor until its exec).
+const GONE_HOLDER_PATIENCE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The pid a lock's note names (`pid N, store S`).
+fn holder_pid(note: &str) -> Option<u32> {
+    let rest = note.strip_prefix("pid ")?;
+    let digits = rest.split(|c: char| !c.is_ascii_digit()).next()?;
+    digits.parse().ok()
+}
+
+/// Whether process `pid` is running: it exists and is not a zombie (a
+/// zombie's files, its lock among them, are closed).
+fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name, which is in parentheses
+        // and may itself hold spaces or parentheses.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.trim_start().chars().next())
+            .is_some_and(|state| state != 'Z' && state != 'X'),
+        Err(_) => false,
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::job_generation;
+    use super::{WorkDirLock, holder_pid, job_generation, process_alive};
+    use crate::fsutil::{Locked, lock_exclusive};
+
+    #[test]
+    fn a_lock_note_names_its_pid_and_a_live_process_is_told_from_a_gone_one() {
+        assert_eq!(holder_pid("pid 17718, store /x/t.redb"), Some(17718));
+        assert_eq!(holder_pid("pid 3"), Some(3));
+        assert_eq!(holder_pid(""), None);
+        assert_eq!(holder_pid("pid x"), None);
+        assert!(process_alive(std::process::id()));
+        // Above the kernel's largest pid (2^22).
+        assert!(!process_alive(4_194_305));
+    }
+
+    /// A lock whose note names a gone process is waited for (a child of a
+    /// killed master holds it until its exec); one whose note names a
+    /// live process is refused at once.
+    #[test]
+    fn a_lock_left_by_a_gone_master_is_waited_for_a_live_ones_refused() {
+        let dir =
+            std::env::temp_dir().join(format!("antiproof-workdir-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("t.redb");
+        let path = super::lock_path(&dir);
+        let Locked::Held(held) = lock_exclusive(&path, "pid 4194305, store t.redb").unwrap() else {
+            panic!("a new lock is free");
+        };
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            drop(held);
+        });
+        let lock = WorkDirLock::take(&dir, &db).expect("the gone holder's lock is waited for");
+        release.join().unwrap();
+        drop(lock);
+        let note = format!("pid {}, store t.redb", std::process::id());
+        let Locked::Held(held) = lock_exclusive(&path, &note).unwrap() else {
+            panic!("the lock was let go");
+        };
+        let t0 = std::time::Instant::now();
+        match WorkDirLock::take(&dir, &db) {
+            Err(super::MasterError::Busy { holder, .. }) => assert_eq!(holder, note),
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("the lock was taken twice"),
+        }
+        assert!(t0.elapsed() < super::GONE_HOLDER_PATIENCE);
+        drop(held);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn job_file_names_tell_their_generation() {
