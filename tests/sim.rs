@@ -71,6 +71,20 @@ fn two_identical_commands_give_the_same_run_and_its_proof_certifies() {
         .map(|j| j["nodes"].as_u64().unwrap())
         .sum();
     assert!(s["job_nodes"].as_u64().unwrap() >= each, "{s}");
+    // Each job says when it was sent and when it ended in virtual time:
+    // at least its latency and its search apart, and the last to end
+    // ends the run (what scripts/sim-chain.py reads the chain from).
+    let mut last = 0.0f64;
+    for j in a["report"]["each"].as_array().unwrap() {
+        let (sent, ended) = (
+            j["sent_s"].as_f64().unwrap(),
+            j["ended_s"].as_f64().unwrap(),
+        );
+        let search = j["nodes"].as_f64().unwrap() / 1e6;
+        assert!((ended - sent - 0.5 - search).abs() < 1e-6, "{j}");
+        last = last.max(ended);
+    }
+    assert!((last - virtual_s).abs() < 1e-9, "{s}");
     // The proof in the store certifies.
     let v = Command::new(EXE)
         .arg("verify")

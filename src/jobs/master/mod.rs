@@ -155,6 +155,8 @@ type ExcerptTable = Arc<HashMap<u64, crate::search::tt::TtValue>>;
 struct Out {
     node: u64,
     job: Job,
+    /// When it was sent on the executor's virtual clock (`--executor sim`).
+    sent_at: Option<Duration>,
 }
 
 /// The master loop's state.
@@ -352,7 +354,7 @@ impl Master<'_, '_> {
         loop {
             let mut took = false;
             for ended in exec.poll()? {
-                self.take(ended.job)?;
+                self.take(ended.job, exec.clock())?;
                 took = true;
             }
             if took {
@@ -518,7 +520,15 @@ impl Master<'_, '_> {
                 }
                 n.state = State::InFlight;
                 self.top.put(id, n);
-                self.out.insert(path, Out { node: id, job });
+                let sent_at = exec.clock();
+                self.out.insert(
+                    path,
+                    Out {
+                        node: id,
+                        job,
+                        sent_at,
+                    },
+                );
                 sent += 1;
             }
             if !settled {
@@ -825,9 +835,10 @@ impl Master<'_, '_> {
         Ok(())
     }
 
-    /// Takes in the result of the job in `path`, whose worker ended.
-    fn take(&mut self, path: PathBuf) -> Result<(), MasterError> {
-        let Some(Out { node, job }) = self.out.remove(&path) else {
+    /// Takes in the result of the job in `path`, whose worker ended (at
+    /// `ended_at` on the executor's virtual clock, if it has one).
+    fn take(&mut self, path: PathBuf, ended_at: Option<Duration>) -> Result<(), MasterError> {
+        let Some(Out { node, job, sent_at }) = self.out.remove(&path) else {
             return Ok(());
         };
         self.sweep_doomed_excerpts();
@@ -845,6 +856,8 @@ impl Master<'_, '_> {
             check_s: 0.0,
             records: 0,
             stopped_by: None,
+            sent_s: sent_at.map(|t| t.as_secs_f64()),
+            ended_s: sent_at.and(ended_at).map(|t| t.as_secs_f64()),
         };
         let reader = self.store.reader()?;
         let taken = take_result(&path, &job, &reader, self.tables.as_ref())?;

@@ -62,6 +62,13 @@ pub struct JobFigure {
     /// its result says).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped_by: Option<String>,
+    /// When it was sent, in virtual seconds (`--executor sim` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sent_s: Option<f64>,
+    /// When its result was taken in, in virtual seconds (`--executor sim`
+    /// only): what a run's chain of jobs is read from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended_s: Option<f64>,
 }
 
 /// What a master run did.
