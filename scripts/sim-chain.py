@@ -21,12 +21,22 @@ import sys
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    with open(sys.argv[1]) as f:
-        run = json.load(f)
-    sim = run.get("sim")
-    jobs = [j for j in run["report"]["each"] if j.get("ended_s") is not None]
+    try:
+        with open(sys.argv[1]) as f:
+            run = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"sim-chain.py: {sys.argv[1]}: {e}", file=sys.stderr)
+        sys.exit(2)
+    sim = run.get("sim") if isinstance(run, dict) else None
+    each = (run.get("report") or {}).get("each") or [] if isinstance(run, dict) else []
+    jobs = [j for j in each if j.get("ended_s") is not None]
     if not sim or not jobs:
-        sys.exit(f"{sys.argv[1]}: not a simulated run's report (no sim, or no job's virtual times)")
+        print(
+            f"sim-chain.py: {sys.argv[1]}: not a simulated run's report "
+            "(no sim, or no job's virtual times)",
+            file=sys.stderr,
+        )
+        sys.exit(2)
     rate, latency = sim["rate_nodes_per_s"], sim["latency_s"]
     last = max(jobs, key=lambda j: (j["ended_s"], j["id"]))
     chain = [last]
@@ -63,4 +73,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BrokenPipeError:
+        # The reader went away (`| head`): nothing more to say.
+        sys.stderr.close()
+        sys.exit(0)
