@@ -212,6 +212,33 @@ pub fn lock_exclusive(path: &Path, note: &str) -> io::Result<Locked> {
     Ok(Locked::Held(FileLock { _file: file }))
 }
 
+/// Whether process `pid` has ended: there is no such process, or it is a
+/// zombie (ended, not yet reaped: its files, locks and mappings are
+/// already let go). A process of another user, or one `/proc` hides, is
+/// not taken for gone.
+#[cfg(unix)]
+pub fn process_gone(pid: u32) -> bool {
+    let Ok(id) = libc::pid_t::try_from(pid) else {
+        return true;
+    };
+    // SAFETY: kill with signal 0 sends nothing; it only checks that the
+    // process exists.
+    if unsafe { libc::kill(id, 0) } != 0
+        && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+    {
+        return true;
+    }
+    // The state follows the command name, which is in parentheses and may
+    // itself hold spaces or parentheses.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let (_, rest) = stat.rsplit_once(')')?;
+            rest.trim_start().chars().next()
+        })
+        .is_some_and(|state| state == 'Z' || state == 'X')
+}
+
 /// Whether `a` and `b` name the same existing file (same device and inode:
 /// links and different spellings of one path included). A path that does
 /// not exist is the same as nothing.

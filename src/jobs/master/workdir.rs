@@ -87,7 +87,7 @@ impl WorkDirLock {
                 // until its exec closes it). That lasts a moment; wait it out.
                 Ok(crate::fsutil::Locked::Busy(holder))
                     if start.elapsed() < GONE_HOLDER_PATIENCE
-                        && holder_pid(&holder).is_some_and(|pid| !process_alive(pid)) =>
+                        && holder_pid(&holder).is_some_and(crate::fsutil::process_gone) =>
                 {
                     std::thread::sleep(std::time::Duration::from_millis(20));
                 }
@@ -114,24 +114,10 @@ fn holder_pid(note: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// Whether process `pid` is running: it exists and is not a zombie (a
-/// zombie's files, its lock among them, are closed).
-fn process_alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // The state follows the command name, which is in parentheses
-        // and may itself hold spaces or parentheses.
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.trim_start().chars().next())
-            .is_some_and(|state| state != 'Z' && state != 'X'),
-        Err(_) => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{WorkDirLock, holder_pid, job_generation, process_alive};
-    use crate::fsutil::{Locked, lock_exclusive};
+    use super::{WorkDirLock, holder_pid, job_generation};
+    use crate::fsutil::{Locked, lock_exclusive, process_gone};
 
     #[test]
     fn a_lock_note_names_its_pid_and_a_live_process_is_told_from_a_gone_one() {
@@ -139,9 +125,9 @@ mod tests {
         assert_eq!(holder_pid("pid 3"), Some(3));
         assert_eq!(holder_pid(""), None);
         assert_eq!(holder_pid("pid x"), None);
-        assert!(process_alive(std::process::id()));
+        assert!(!process_gone(std::process::id()));
         // Above the kernel's largest pid (2^22).
-        assert!(!process_alive(4_194_305));
+        assert!(process_gone(4_194_305));
     }
 
     /// A lock whose note names a gone process is waited for (a child of a

@@ -314,14 +314,11 @@ fn remove_stale_tables(dir: &std::path::Path) {
             // `antiproof-PID.tt`, and its later generations
             // `antiproof-PID.gN.tt` (crate::jobs::shared_table).
             .and_then(|n| n.split('.').next())
-            .and_then(|n| n.parse::<i32>().ok())
+            .and_then(|n| n.parse::<u32>().ok())
         else {
             continue;
         };
-        // SAFETY: kill with signal 0 only checks that the process exists.
-        let gone = unsafe { libc::kill(pid, 0) } != 0
-            && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        if gone {
+        if crate::fsutil::process_gone(pid) {
             let _ = std::fs::remove_file(e.path());
         }
     }
