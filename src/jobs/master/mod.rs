@@ -107,14 +107,8 @@ pub struct MasterConfig {
     /// --job-expand-loser-nodes`), which costs a job start for each reply,
     /// most of them proven in a fraction of it.
     pub loser_jobs: bool,
-    /// A job's thresholds are set against its siblings whose job is not
-    /// out only (a sibling searched by a worker of its own gains nothing
-    /// from this job stopping early, and a stopped job costs another
-    /// start). `false`: against every sibling not settled, as before
-    /// (`prove --job-thresholds-all-siblings`, to compare), and the
-    /// command's choice where jobs share a table: a job stopped early
-    /// loses little there, its work being in the table.
-    pub free_siblings: bool,
+    /// Which siblings a job's thresholds are set against ([`Siblings`]).
+    pub siblings: Siblings,
     /// A job's threshold where its sibling is ahead: that sibling's
     /// number times this, plus one (df-pn's 1 + 1/4 by default, the
     /// search's own margin). A job stopped at its threshold costs a
@@ -138,6 +132,33 @@ pub struct MasterConfig {
     /// expanded too, and so on down ([`Master::expand_along_excerpt`]).
     /// 0: one ply only.
     pub deep: u64,
+    /// Leaves are picked one at a time, a child's number weighed by 1 +
+    /// this x the jobs out below it, so the workers spread over near
+    /// siblings ([`super::top::TopTree::select_spread`]); 0: the plain
+    /// selection, filling the best child's subtree first.
+    pub spread: f64,
+}
+
+/// Which of a node's siblings a job's thresholds are set against: a job
+/// stops once its node's numbers pass the best of them (with the margin).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Siblings {
+    /// Every sibling not settled, those being searched by jobs of their
+    /// own included: the first versions' way, and the command's choice
+    /// where jobs share a table (a job stopped early loses little there,
+    /// its work being in the table; `prove
+    /// --job-thresholds-all-siblings` elsewhere, to compare).
+    All,
+    /// Siblings whose own job is not out: a sibling searched by a worker
+    /// of its own gains nothing from this job stopping early, and a
+    /// stopped job costs another start (`prove
+    /// --job-thresholds-free-leaves`, the default without a shared table
+    /// until 2026-12-06, to compare).
+    NotInFlight,
+    /// Siblings with no job out at them or anywhere below them: stopping
+    /// for a move the workers are already on hands it nothing either.
+    /// The default without a shared table.
+    Idle,
 }
 
 /// Plies below a job's leaf that [`Master::expand_along_excerpt`] grows
@@ -403,6 +424,16 @@ impl Master<'_, '_> {
     /// Sends jobs to fill the free slots; returns how many were sent.
     fn dispatch(&mut self, exec: &mut dyn Executor) -> Result<usize, MasterError> {
         let mut sent = 0;
+        // The jobs out at or below each node (for `Siblings::Idle` and
+        // `spread`), kept up to date as jobs are sent.
+        let mut busy = None;
+        if self.cfg.siblings == Siblings::Idle || self.cfg.spread > 0.0 {
+            let mut b = HashMap::new();
+            for o in self.out.values() {
+                self.mark_busy(o.node, &mut b)?;
+            }
+            busy = Some(b);
+        }
         // Leaves the store already holds are settled without a job, and
         // the selection runs again.
         for _ in 0..64 {
@@ -413,8 +444,16 @@ impl Master<'_, '_> {
             if free == 0 {
                 break;
             }
-            let focus = self.cfg.focus.then_some(&mut self.focus);
-            let picked = self.top.select_focused(free, focus, self.cfg.speculation)?;
+            let picked = match busy.as_ref() {
+                Some(b) if self.cfg.spread > 0.0 => {
+                    self.top
+                        .select_spread(free, b, self.cfg.spread, self.cfg.speculation)?
+                }
+                _ => {
+                    let focus = self.cfg.focus.then_some(&mut self.focus);
+                    self.top.select_focused(free, focus, self.cfg.speculation)?
+                }
+            };
             if picked.is_empty() {
                 break;
             }
@@ -461,7 +500,7 @@ impl Master<'_, '_> {
                 // its work to the next (a shared table, or its table
                 // excerpt), otherwise a job runs to its budget.
                 let thresholds = if self.cfg.shared_tt.is_some() || self.cfg.excerpts {
-                    self.thresholds(id)?
+                    self.thresholds(id, busy.as_ref())?
                 } else {
                     None
                 };
@@ -520,6 +559,9 @@ impl Master<'_, '_> {
                 }
                 n.state = State::InFlight;
                 self.top.put(id, n);
+                if let Some(b) = busy.as_mut() {
+                    self.mark_busy(id, b)?;
+                }
                 let sent_at = exec.clock();
                 self.out.insert(
                     path,
@@ -536,6 +578,16 @@ impl Master<'_, '_> {
             }
         }
         Ok(sent)
+    }
+
+    /// Counts a job out at `id` in `busy`, at `id` and every node above.
+    fn mark_busy(&self, id: u64, busy: &mut HashMap<u64, u32>) -> Result<(), MasterError> {
+        let mut at = id;
+        while at != super::top::HEADER_ID {
+            *busy.entry(at).or_insert(0) += 1;
+            at = self.top.get(at)?.parent;
+        }
+        Ok(())
     }
 
     /// Whether node `at` or one above it is settled (`at` the header's id:
@@ -739,8 +791,20 @@ impl Master<'_, '_> {
     /// may reach less what its siblings hold; dually where the loser
     /// moves. A child already past its sibling (selected because the
     /// better one is out) gets a quarter more than its own numbers, so
-    /// every job does some work. `None` where both stay infinite.
-    fn thresholds(&self, id: u64) -> Result<Option<Thresholds>, MasterError> {
+    /// every job does some work. `None` where both stay infinite. `busy`:
+    /// the jobs out at or below each node, those with any passed over as
+    /// siblings (`Siblings::Idle`; unused by the other two ways).
+    fn thresholds(
+        &self,
+        id: u64,
+        busy: Option<&HashMap<u64, u32>>,
+    ) -> Result<Option<Thresholds>, MasterError> {
+        let none = HashMap::new();
+        let against = match self.cfg.siblings {
+            Siblings::All => None,
+            Siblings::NotInFlight => Some(&none),
+            Siblings::Idle => Some(busy.unwrap_or(&none)),
+        };
         let margin = self.cfg.threshold_margin;
         let eps = |v: u32| -> u32 {
             if v >= INF - 1 {
@@ -773,9 +837,7 @@ impl Master<'_, '_> {
             let parent = self.top.get(w[0])?;
             let child = self.top.get(w[1])?;
             let or = parent.position().turn() == self.cfg.winner;
-            let second = self
-                .top
-                .best_sibling(&parent, w[1], or, self.cfg.free_siblings)?;
+            let second = self.top.best_sibling(&parent, w[1], or, against)?;
             if or {
                 thpn = thpn.min(eps(second).max(eps(child.pn)));
                 thdn = sub(thdn, parent.dn, child.dn).max(child.dn.saturating_add(1));

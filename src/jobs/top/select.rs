@@ -40,6 +40,90 @@ impl TopTree<'_> {
         Ok(out)
     }
 
+    /// Up to `want` frontier leaves, picked one at a time so that the
+    /// workers spread over near siblings instead of filling the best
+    /// one's subtree first: from the root, at each inner node the child
+    /// whose number (proof number where the winner moves, else disproof
+    /// number) times 1 + `spread` x (the jobs out at or below it) is
+    /// least, falling back to the next where a child has no free leaf.
+    /// `busy` counts the jobs out at or below each node; each leaf
+    /// picked counts as one more along its path for the picks after it.
+    /// `speculation` bounds the winner's moves as in
+    /// [`Self::select_focused`], on the numbers themselves.
+    pub fn select_spread(
+        &self,
+        want: usize,
+        busy: &HashMap<u64, u32>,
+        spread: f64,
+        speculation: Option<f64>,
+    ) -> Result<Vec<u64>, StoreError> {
+        let mut busy = busy.clone();
+        let mut out = Vec::new();
+        let root = self.get(0)?;
+        while out.len() < want {
+            let mut path = Vec::new();
+            if !self.descend(0, root, &busy, spread, speculation, &out, &mut path)? {
+                break;
+            }
+            for id in &path {
+                *busy.entry(*id).or_insert(0) += 1;
+            }
+            out.push(*path.last().expect("a pick has a leaf"));
+        }
+        Ok(out)
+    }
+
+    /// One pick of [`Self::select_spread`] below `id`: pushes the path to
+    /// the leaf (from `id`) on `path` and says whether one was found.
+    #[allow(clippy::too_many_arguments)]
+    fn descend(
+        &self,
+        id: u64,
+        n: TopNode,
+        busy: &HashMap<u64, u32>,
+        spread: f64,
+        speculation: Option<f64>,
+        taken: &[u64],
+        path: &mut Vec<u64>,
+    ) -> Result<bool, StoreError> {
+        match n.state {
+            State::Frontier if !taken.contains(&id) => {
+                path.push(id);
+                Ok(true)
+            }
+            State::Inner => {
+                let or = n.position().turn() == self.header.winner;
+                let mut kids: Vec<(u64, TopNode)> = self
+                    .children(&n)?
+                    .into_iter()
+                    .filter(|(_, c)| matches!(c.state, State::Frontier | State::Inner))
+                    .collect();
+                let best = kids.iter().map(|(_, c)| c.pn).min().unwrap_or(0);
+                if or && let Some(f) = speculation {
+                    kids.retain(|(_, c)| f64::from(c.pn) <= f * f64::from(best));
+                }
+                let weighed = |cid: u64, c: &TopNode| {
+                    let jobs = busy.get(&cid).copied().unwrap_or(0);
+                    f64::from(c.order(or).0) * (1.0 + spread * f64::from(jobs))
+                };
+                kids.sort_by(|(a, x), (b, y)| {
+                    weighed(*a, x)
+                        .total_cmp(&weighed(*b, y))
+                        .then(x.order(or).cmp(&y.order(or)))
+                });
+                path.push(id);
+                for (cid, c) in kids {
+                    if self.descend(cid, c, busy, spread, speculation, taken, path)? {
+                        return Ok(true);
+                    }
+                }
+                path.pop();
+                Ok(false)
+            }
+            _ => Ok(false),
+        }
+    }
+
     fn collect(
         &self,
         id: u64,
@@ -170,6 +254,51 @@ mod tests {
         // At most 1.5 times the best: `c` is left alone, fewer leaves.
         assert_eq!(t.select_focused(3, None, Some(1.5)).unwrap(), vec![a, b]);
         assert_eq!(t.select_focused(3, None, Some(1.0)).unwrap(), vec![a]);
+        drop(t);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn spread_selection_moves_to_a_near_sibling_as_jobs_go_out() {
+        let (dir, store, pos) = scratch("spread");
+        let mut t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
+        t.expand(0, 200, &HashMap::new()).unwrap();
+        let kids = open(&t, 0);
+        for &k in &kids {
+            t.set(k, State::Frontier, 1000, 10).unwrap();
+        }
+        let (a, b) = (kids[0], kids[1]);
+        // `a` (the winner's best move) gets two open replies of 50 each,
+        // the rest proven: its proof number is 100; `b`'s is 150.
+        t.expand(a, 200, &HashMap::new()).unwrap();
+        let replies = open(&t, a);
+        for &r in &replies[2..] {
+            t.set(r, State::Proven, 0, 0).unwrap();
+        }
+        let (a1, a2) = (replies[0], replies[1]);
+        t.set(a1, State::Frontier, 50, 10).unwrap();
+        t.set(a2, State::Frontier, 50, 10).unwrap();
+        t.set(b, State::Frontier, 150, 10).unwrap();
+        assert_eq!(t.get(a).unwrap().pn, 100);
+        // The plain selection fills `a`'s subtree first.
+        assert_eq!(t.select(2).unwrap(), vec![a1, a2]);
+        let none = HashMap::new();
+        // Weighed by 1 + 1 x its jobs, `a` counts 200 after one pick: the
+        // second goes to `b`. At a quarter, 125: it stays with `a`.
+        assert_eq!(t.select_spread(2, &none, 1.0, None).unwrap(), vec![a1, b]);
+        assert_eq!(t.select_spread(2, &none, 0.25, None).unwrap(), vec![a1, a2]);
+        // Jobs already out count the same way: three below `a` make it
+        // 175 against 150.
+        let out: HashMap<u64, u32> = [(a, 2)].into();
+        assert_eq!(t.select_spread(1, &out, 0.25, None).unwrap(), vec![a1]);
+        let out: HashMap<u64, u32> = [(a, 3)].into();
+        assert_eq!(t.select_spread(1, &out, 0.25, None).unwrap(), vec![b]);
+        // The speculation bound still holds: `b` is past 1.25 x 100.
+        assert_eq!(
+            t.select_spread(2, &none, 1.0, Some(1.25)).unwrap(),
+            vec![a1, a2]
+        );
         drop(t);
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);

@@ -7,7 +7,7 @@ use super::super::{EXIT_LIMIT, EXIT_NO, EXIT_OK};
 use super::ProveArgs;
 use crate::jobs::executor::{Executor, Local, Slurm, SlurmTiming, Steps, WorkerCommand};
 use crate::jobs::job::Budget;
-use crate::jobs::master::{MasterConfig, MasterResult, Status, WorkDirLock, run_master};
+use crate::jobs::master::{MasterConfig, MasterResult, Siblings, Status, WorkDirLock, run_master};
 use crate::jobs::sim::{Measured, Sim, SimConfig};
 use crate::store::Store;
 use anyhow::{Context, anyhow, bail};
@@ -109,6 +109,11 @@ pub(crate) struct ManyArgs {
     /// without one, kept to compare).
     #[arg(long, hide = true)]
     job_thresholds_all_siblings: bool,
+    /// A job's thresholds are set against the siblings whose own job is
+    /// not out, those with jobs out below them included (the default
+    /// without a shared table until 2026-12-06; kept to compare).
+    #[arg(long, hide = true, conflicts_with = "job_thresholds_all_siblings")]
+    job_thresholds_free_leaves: bool,
     /// A job's threshold where a sibling is ahead: the sibling's number
     /// times this, plus one (df-pn's 1.25 by default).
     #[arg(long, default_value_t = 1.25, hide = true, value_name = "F")]
@@ -118,6 +123,11 @@ pub(crate) struct ManyArgs {
     /// expanded too, and so on down (0: one ply, the default).
     #[arg(long, default_value_t = 0, hide = true, value_name = "F")]
     job_deep_expand: u64,
+    /// Leaves are picked one at a time, a child's number weighed by 1 + F
+    /// x the jobs out below it, so the workers spread over near siblings
+    /// (0: the best child's subtree is filled first, the default).
+    #[arg(long, default_value_t = 0.0, hide = true, value_name = "F")]
+    job_spread: f64,
     /// Factor of a child's budget over its parent's.
     #[arg(long, default_value_t = 2, hide = true)]
     job_growth: u64,
@@ -415,6 +425,18 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             many.job_threshold_margin
         );
     }
+    if !(0.0..=1e6).contains(&many.job_spread) {
+        bail!(
+            "--job-spread {} must be a factor from 0 to 10^6",
+            many.job_spread
+        );
+    }
+    if !(many.job_speculation == 0.0 || (1.0..=1e6).contains(&many.job_speculation)) {
+        bail!(
+            "--job-speculation {} must be 0 (none) or a factor from 1 to 10^6",
+            many.job_speculation
+        );
+    }
     let max_nodes = many
         .job_max_nodes
         .unwrap_or(many.job_nodes.saturating_mul(256));
@@ -515,13 +537,20 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         // With a shared table a job stopped early loses little (its
         // work is in the table for the next), and the old thresholds
         // measured better there (issue 29: rung 10, threads, 2 workers).
-        free_siblings: !many.job_thresholds_all_siblings && !shares,
+        siblings: if many.job_thresholds_all_siblings || shares {
+            Siblings::All
+        } else if many.job_thresholds_free_leaves {
+            Siblings::NotInFlight
+        } else {
+            Siblings::Idle
+        },
         threshold_margin: many.job_threshold_margin,
         state,
         tt_seed,
         // A shared table holds what excerpts would pass down.
         excerpts: !many.no_table_excerpts && !shares,
         deep: many.job_deep_expand,
+        spread: many.job_spread,
         min_nodes: exec.min_job_nodes(many.job_nodes),
     };
     let show = io::stderr().is_terminal() && !args.json;
