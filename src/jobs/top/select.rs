@@ -73,6 +73,16 @@ impl TopTree<'_> {
         Ok(out)
     }
 
+    /// The children of `n` a selection may go to: leaves not out and
+    /// inner nodes, neither settled, in move order.
+    fn selectable_children(&self, n: &TopNode) -> Result<Vec<(u64, TopNode)>, StoreError> {
+        Ok(self
+            .children(n)?
+            .into_iter()
+            .filter(|(_, c)| matches!(c.state, State::Frontier | State::Inner))
+            .collect())
+    }
+
     /// One pick of [`Self::select_spread`] below `id`: pushes the path to
     /// the leaf (from `id`) on `path` and says whether one was found.
     #[allow(clippy::too_many_arguments)]
@@ -93,11 +103,7 @@ impl TopTree<'_> {
             }
             State::Inner => {
                 let or = n.position().turn() == self.header.winner;
-                let mut kids: Vec<(u64, TopNode)> = self
-                    .children(&n)?
-                    .into_iter()
-                    .filter(|(_, c)| matches!(c.state, State::Frontier | State::Inner))
-                    .collect();
+                let mut kids = self.selectable_children(&n)?;
                 let best = kids.iter().map(|(_, c)| c.pn).min().unwrap_or(0);
                 if or && let Some(f) = speculation {
                     kids.retain(|(_, c)| f64::from(c.pn) <= f * f64::from(best));
@@ -137,11 +143,7 @@ impl TopTree<'_> {
             State::Frontier => out.push(id),
             State::Inner => {
                 let or = n.position().turn() == self.header.winner;
-                let mut kids: Vec<(u64, TopNode)> = self
-                    .children(&n)?
-                    .into_iter()
-                    .filter(|(_, c)| matches!(c.state, State::Frontier | State::Inner))
-                    .collect();
+                let mut kids = self.selectable_children(&n)?;
                 kids.sort_by_key(|(_, c)| c.order(or));
                 if let Some(f) = focus.as_deref()
                     && let Some(&last) = f.get(&id)
@@ -197,16 +199,23 @@ mod tests {
             .collect()
     }
 
+    /// Expands `t`'s root and sets every child a leaf at 1000 / 10;
+    /// returns them in move order.
+    fn expanded_root(t: &mut TopTree) -> Vec<u64> {
+        t.expand(0, 200, &HashMap::new()).unwrap();
+        let kids = open(t, 0);
+        for &k in &kids {
+            t.set(k, State::Frontier, 1000, 10).unwrap();
+        }
+        kids
+    }
+
     #[test]
     fn focused_selection_stays_with_a_child_within_the_margin() {
         let (dir, store, pos) = scratch("focus");
         let mut t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
-        t.expand(0, 200, &HashMap::new()).unwrap();
         // The root's children (White to move: the winner) at 100 but two.
-        let kids = open(&t, 0);
-        for &k in &kids {
-            t.set(k, State::Frontier, 1000, 10).unwrap();
-        }
+        let kids = expanded_root(&mut t);
         let (a, b) = (kids[0], kids[1]);
         t.set(a, State::Frontier, 100, 10).unwrap();
         t.set(b, State::Frontier, 101, 10).unwrap();
@@ -240,11 +249,7 @@ mod tests {
     fn bounded_speculation_leaves_moves_far_behind_alone() {
         let (dir, store, pos) = scratch("speculate");
         let mut t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
-        t.expand(0, 200, &HashMap::new()).unwrap();
-        let kids = open(&t, 0);
-        for &k in &kids {
-            t.set(k, State::Frontier, 1000, 10).unwrap();
-        }
+        let kids = expanded_root(&mut t);
         let (a, b, c) = (kids[0], kids[1], kids[2]);
         t.set(a, State::Frontier, 100, 10).unwrap();
         t.set(b, State::Frontier, 150, 10).unwrap();
@@ -263,11 +268,7 @@ mod tests {
     fn spread_selection_moves_to_a_near_sibling_as_jobs_go_out() {
         let (dir, store, pos) = scratch("spread");
         let mut t = TopTree::open(&store, Rules::International, &pos, Color::White, 100).unwrap();
-        t.expand(0, 200, &HashMap::new()).unwrap();
-        let kids = open(&t, 0);
-        for &k in &kids {
-            t.set(k, State::Frontier, 1000, 10).unwrap();
-        }
+        let kids = expanded_root(&mut t);
         let (a, b) = (kids[0], kids[1]);
         // `a` (the winner's best move) gets two open replies of 50 each,
         // the rest proven: its proof number is 100; `b`'s is 150.
