@@ -424,6 +424,11 @@ impl Master<'_, '_> {
     /// Sends jobs to fill the free slots; returns how many were sent.
     fn dispatch(&mut self, exec: &mut dyn Executor) -> Result<usize, MasterError> {
         let mut sent = 0;
+        if exec.holding() || exec.running() >= self.cfg.jobs {
+            // No free slot: nothing to count or select (the loop below
+            // would stop at once).
+            return Ok(0);
+        }
         // The jobs out at or below each node (for `Siblings::Idle` and
         // `spread`), kept up to date as jobs are sent.
         let mut busy = None;
