@@ -424,21 +424,11 @@ impl Master<'_, '_> {
     /// Sends jobs to fill the free slots; returns how many were sent.
     fn dispatch(&mut self, exec: &mut dyn Executor) -> Result<usize, MasterError> {
         let mut sent = 0;
-        if exec.holding() || exec.running() >= self.cfg.jobs {
-            // No free slot: nothing to count or select (the loop below
-            // would stop at once).
-            return Ok(0);
-        }
         // The jobs out at or below each node (for `Siblings::Idle` and
-        // `spread`), kept up to date as jobs are sent.
-        let mut busy = None;
-        if self.cfg.siblings == Siblings::Idle || self.cfg.spread > 0.0 {
-            let mut b = HashMap::new();
-            for o in self.out.values() {
-                self.mark_busy(o.node, &mut b)?;
-            }
-            busy = Some(b);
-        }
+        // `spread`): counted once a slot is known to be free, then kept
+        // up to date as jobs are sent.
+        let counts = self.cfg.siblings == Siblings::Idle || self.cfg.spread > 0.0;
+        let mut busy: Option<HashMap<u64, u32>> = None;
         // Leaves the store already holds are settled without a job, and
         // the selection runs again.
         for _ in 0..64 {
@@ -448,6 +438,13 @@ impl Master<'_, '_> {
             let free = self.cfg.jobs.saturating_sub(exec.running());
             if free == 0 {
                 break;
+            }
+            if counts && busy.is_none() {
+                let mut b = HashMap::new();
+                for o in self.out.values() {
+                    self.mark_busy(o.node, &mut b)?;
+                }
+                busy = Some(b);
             }
             let picked = match busy.as_ref() {
                 Some(b) if self.cfg.spread > 0.0 => {
@@ -798,17 +795,19 @@ impl Master<'_, '_> {
     /// better one is out) gets a quarter more than its own numbers, so
     /// every job does some work. `None` where both stay infinite. `busy`:
     /// the jobs out at or below each node, those with any passed over as
-    /// siblings (`Siblings::Idle`; unused by the other two ways).
+    /// siblings (`Siblings::Idle`, which the caller counts them for).
     fn thresholds(
         &self,
         id: u64,
         busy: Option<&HashMap<u64, u32>>,
     ) -> Result<Option<Thresholds>, MasterError> {
-        let none = HashMap::new();
-        let against = match self.cfg.siblings {
-            Siblings::All => None,
-            Siblings::NotInFlight => Some(&none),
-            Siblings::Idle => Some(busy.unwrap_or(&none)),
+        let passed = |sib: u64, n: &super::top::TopNode| match self.cfg.siblings {
+            Siblings::All => false,
+            Siblings::NotInFlight => n.state == State::InFlight,
+            Siblings::Idle => {
+                n.state == State::InFlight
+                    || busy.is_some_and(|b| b.get(&sib).is_some_and(|&k| k > 0))
+            }
         };
         let margin = self.cfg.threshold_margin;
         let eps = |v: u32| -> u32 {
@@ -842,7 +841,7 @@ impl Master<'_, '_> {
             let parent = self.top.get(w[0])?;
             let child = self.top.get(w[1])?;
             let or = parent.position().turn() == self.cfg.winner;
-            let second = self.top.best_sibling(&parent, w[1], or, against)?;
+            let second = self.top.best_sibling(&parent, w[1], or, passed)?;
             if or {
                 thpn = thpn.min(eps(second).max(eps(child.pn)));
                 thdn = sub(thdn, parent.dn, child.dn).max(child.dn.saturating_add(1));

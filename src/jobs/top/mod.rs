@@ -292,29 +292,22 @@ impl<'s> TopTree<'s> {
 
     /// The best number among the children of `parent` other than `child`
     /// and not settled (proof number where the winner moves, `or`, else
-    /// disproof number; [`INF`] if none): what a job's threshold at
-    /// `child` is set against. With `busy`, children whose job is out are
-    /// passed over too, and those `busy` counts a job out at or below
-    /// (the master's `Siblings::Idle`): a sibling being
-    /// searched by a worker of its own gains nothing from this job
-    /// stopping early.
+    /// disproof number; [`INF`] if none), children for which `passed(id,
+    /// node)` holds left out: what a job's threshold at `child` is set
+    /// against. The master passes over the siblings that workers are
+    /// already searching (its `Siblings`): they gain nothing from this
+    /// job stopping early.
     pub fn best_sibling(
         &self,
         parent: &TopNode,
         child: u64,
         or: bool,
-        busy: Option<&HashMap<u64, u32>>,
+        passed: impl Fn(u64, &TopNode) -> bool,
     ) -> Result<u32, StoreError> {
         Ok(self
             .children(parent)?
             .into_iter()
-            .filter(|(id, c)| {
-                *id != child
-                    && !c.settled()
-                    && !busy.is_some_and(|b| {
-                        c.state == State::InFlight || b.get(id).is_some_and(|&k| k > 0)
-                    })
-            })
+            .filter(|(id, c)| *id != child && !c.settled() && !passed(*id, c))
             .map(|(_, c)| if or { c.pn } else { c.dn })
             .min()
             .unwrap_or(INF))
@@ -416,25 +409,25 @@ mod tests {
             t.set(k, State::Frontier, 1000, 10).unwrap();
         }
         let (a, b, c) = (kids[0], kids[1], kids[2]);
-        let none = HashMap::new();
+        let in_flight = |_: u64, n: &TopNode| n.state == State::InFlight;
         t.set(b, State::Frontier, 50, 10).unwrap();
         t.set(c, State::Frontier, 70, 10).unwrap();
         let root = t.get(0).unwrap();
-        assert_eq!(t.best_sibling(&root, a, true, Some(&none)).unwrap(), 50);
+        assert_eq!(t.best_sibling(&root, a, true, in_flight).unwrap(), 50);
         // `b` goes out: a job at `a` stopping for it would hand no worker
         // to it, so the threshold is set against `c`.
         let mut n = t.get(b).unwrap();
         n.state = State::InFlight;
         t.put(b, n);
-        assert_eq!(t.best_sibling(&root, a, true, Some(&none)).unwrap(), 70);
-        assert_eq!(t.best_sibling(&root, a, true, None).unwrap(), 50);
-        // `c` has a job out below it (`busy` counts one): passed over
-        // too, the best left is one of the others, at 1000.
-        let busy: HashMap<u64, u32> = [(c, 1)].into();
-        assert_eq!(t.best_sibling(&root, a, true, Some(&busy)).unwrap(), 1000);
+        assert_eq!(t.best_sibling(&root, a, true, in_flight).unwrap(), 70);
+        assert_eq!(t.best_sibling(&root, a, true, |_, _| false).unwrap(), 50);
+        // `c` has a job out below it, and is passed over too: the best
+        // left is one of the others, at 1000.
+        let busy = |id: u64, n: &TopNode| in_flight(id, n) || id == c;
+        assert_eq!(t.best_sibling(&root, a, true, busy).unwrap(), 1000);
         // Where the loser moves, by disproof number; settled ones never.
         t.set(c, State::Proven, 0, 0).unwrap();
-        assert_eq!(t.best_sibling(&root, a, false, Some(&none)).unwrap(), 10);
+        assert_eq!(t.best_sibling(&root, a, false, in_flight).unwrap(), 10);
         drop(t);
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);
