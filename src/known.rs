@@ -15,6 +15,18 @@
 //! it transposes into any loaded proof: the prover reads stored positions
 //! through its filter ([`crate::search`]).
 //!
+//! **In part.** A file the checker does not certify under FICS or joint
+//! rules may still be certified under international rules (with the same
+//! fifty-move rule): its leaves are then finished games, some of them
+//! stalemates that FICS or joint rules score otherwise (the winner to
+//! move with as many men as the loser, or more). Such a file is loaded in
+//! part: a position gets its record only where every leaf below it, along
+//! every line of the file, is a win under the store's rule set, decided
+//! by the prover's rules. The rest is left to the search: `prove --rules
+//! joint --known proofs/` re-searches only the lines that end in those
+//! stalemates. Whatever it then proves is certified by the checker under
+//! that rule set when exported, as every proof is.
+//!
 //! Records the store already holds are kept (without the fifty-move rule
 //! the first proof of a position stays; with it the one of smaller need,
 //! as [`Store::put_batch_fifty`] keeps). Either way every stored proof
@@ -57,6 +69,12 @@ pub enum Loaded {
         /// Records that were new to the store (or, under the fifty-move
         /// rule, better than the one it held).
         written: u64,
+        /// Positions of the file left without a record: a leaf below
+        /// them is not a win under the store's rule set (a file certified
+        /// under international rules only, loaded in part under FICS or
+        /// joint rules). 0 for a file certified under the store's rule
+        /// set.
+        left_out: u64,
     },
     /// Not certified under the store's rule set: nothing loaded.
     NotCertified {
@@ -146,11 +164,32 @@ pub fn load_tree(
         threads,
         ..TreeOptions::default()
     };
-    let report = check::check_tree(tree, &opts);
+    let mut report = check::check_tree(tree, &opts);
+    let mut partial = false;
     if report.verdict != check::Verdict::Certified {
-        return Ok(Loaded::NotCertified {
-            verdict: verdict_words(&report.verdict),
-        });
+        // Under FICS or joint rules, a file that holds under international
+        // rules loads in part (the module docs).
+        let base = RuleSet::new(crate::vocab::Rules::International, rules.fifty_move);
+        let certified_under_base = rules != base && {
+            let r = check::check_tree(
+                tree,
+                &TreeOptions {
+                    rule_set: base,
+                    ..opts.clone()
+                },
+            );
+            let ok = r.verdict == check::Verdict::Certified;
+            if ok {
+                report = r;
+            }
+            ok
+        };
+        if !certified_under_base {
+            return Ok(Loaded::NotCertified {
+                verdict: verdict_words(&report.verdict),
+            });
+        }
+        partial = true;
     }
     let winner = match report.winner {
         shakmaty::Color::White => Color::White,
@@ -169,13 +208,20 @@ pub fn load_tree(
         batch: Vec::new(),
         written: 0,
     };
-    let positions = walk(tree, root, winner, &mut sink, &disagree)?;
+    let walked = walk(tree, root, winner, &mut sink, &disagree)?;
+    if walked.left_out > 0 && !partial {
+        return Err(disagree(format!(
+            "{} positions lead to leaves that are not wins under {rules}",
+            walked.left_out
+        )));
+    }
     sink.flush()?;
     Ok(Loaded::Loaded {
         root_line: report.root_line,
         winner,
-        positions,
+        positions: walked.records,
         written: sink.written,
+        left_out: walked.left_out,
     })
 }
 
@@ -254,23 +300,37 @@ struct Frame {
     next: usize,
     need: Need,
     size: u64,
+    /// A leaf at or below it is not a win under the store's rule set.
+    lost: bool,
+}
+
+/// What [`walk`] found.
+struct Walked {
+    /// Records pushed.
+    records: u64,
+    /// Positions that are not leaves left without a record ([`Frame::lost`]).
+    left_out: u64,
 }
 
 /// Walks the tree from its root in post-order, pushing a record for every
-/// slot that is not a leaf; returns the number of records.
+/// slot that is not a leaf and has no leaf below it that the store's rule
+/// set scores other than a win for `winner`.
 fn walk(
     tree: &WinTree,
     root: Position,
     winner: Color,
     sink: &mut Sink,
     disagree: &dyn Fn(String) -> KnownError,
-) -> Result<u64, KnownError> {
+) -> Result<Walked, KnownError> {
     let tree_err = |e: WinTreeError| disagree(format!("the file: {e}"));
     let slots = tree.len() as usize + 1;
     // need of each done slot (UNSEEN / ON_PATH otherwise) and its size.
     let mut need = vec![UNSEEN; slots];
     let mut size = vec![0u32; slots];
+    // Done slots with a leaf below them that is not a win.
+    let mut lost = vec![false; slots];
     let mut records = 0u64;
+    let mut left_out = 0u64;
     let frame = |slot: u32, pos: Position, irreversible: bool| -> Result<Frame, KnownError> {
         let kids = tree
             .moves(slot)
@@ -286,17 +346,19 @@ fn walk(
             next: 0,
             need: 0,
             size: 1,
+            lost: false,
         })
     };
     let root_slot = tree.resolve(tree.root().index).map_err(tree_err)?;
     need[root_slot as usize] = ON_PATH;
     let mut path = vec![frame(root_slot, root, false)?];
     // A child done (its need and size) folded into its parent.
-    let fold = |parent: &mut Frame, irreversible: bool, need: Need, size: u64| {
+    let fold = |parent: &mut Frame, irreversible: bool, need: Need, size: u64, lost: bool| {
         parent.need = parent
             .need
             .max(crate::store::need_through(irreversible, need));
         parent.size = parent.size.saturating_add(size);
+        parent.lost |= lost;
         parent.next += 1;
     };
     // The moves from the file's root to the top of the path and the move
@@ -328,14 +390,30 @@ fn walk(
                     need[slot as usize] = ON_PATH;
                     path.push(frame(slot, child, m.is_irreversible())?);
                 }
-                done => fold(top, m.is_irreversible(), done, size[slot as usize] as u64),
+                done => fold(
+                    top,
+                    m.is_irreversible(),
+                    done,
+                    size[slot as usize] as u64,
+                    lost[slot as usize],
+                ),
             }
             continue;
         }
         // All children done: the node is done.
-        let done = path.pop().expect("a frame");
+        let mut done = path.pop().expect("a frame");
         let is_leaf = done.kids.is_empty();
-        if !is_leaf {
+        if is_leaf {
+            // A finished game (the checker certified the file): a win
+            // under the store's rule set, or a stalemate it scores
+            // otherwise.
+            done.lost = done
+                .pos
+                .outcome(sink.rules.stalemate)
+                .is_none_or(|o| o.winner() != Some(winner));
+        } else if done.lost {
+            left_out += 1;
+        } else {
             let winner_moves = done.pos.turn() == winner;
             if winner_moves && done.kids.len() != 1 {
                 return Err(disagree(format!(
@@ -369,11 +447,12 @@ fn walk(
         }
         need[done.slot as usize] = done.need;
         size[done.slot as usize] = done.size.min(u32::MAX as u64) as u32;
+        lost[done.slot as usize] = done.lost;
         if let Some(parent) = path.last_mut() {
-            fold(parent, done.irreversible, done.need, done.size);
+            fold(parent, done.irreversible, done.need, done.size, done.lost);
         }
     }
-    Ok(records)
+    Ok(Walked { records, left_out })
 }
 
 /// The win-tree files named by `paths`: a file as it is, a directory as
@@ -421,10 +500,12 @@ mod tests {
             winner,
             positions,
             written,
+            left_out,
         } = loaded
         else {
             panic!("not loaded: {loaded:?}");
         };
+        assert_eq!(left_out, 0);
         assert_eq!(root_line, "1. e3 g6");
         assert_eq!(winner, Color::White);
         assert_eq!(positions, written);
@@ -473,19 +554,94 @@ mod tests {
     }
 
     #[test]
-    fn a_file_the_checker_does_not_certify_under_the_rule_set_loads_nothing() {
-        let dir = scratch("rejected");
+    fn a_file_certified_under_international_rules_only_loads_in_part_under_fics() {
+        let dir = scratch("in-part");
         let store = Store::open(&dir.join("s.redb")).unwrap();
         // proofs/Nc3.tree holds under international rules, not under FICS
-        // (README's table of certificates).
+        // (README's table of certificates): some of its stalemates are
+        // not FICS wins.
         let fics = RuleSet::new(Rules::Fics, false);
-        match load_file(&store, fics, &proofs("Nc3.tree"), Some(1)).unwrap() {
-            Loaded::NotCertified { verdict } => {
-                assert!(verdict.starts_with("rejected"), "{verdict}")
+        let loaded = load_file(&store, fics, &proofs("Nc3.tree"), Some(1)).unwrap();
+        let Loaded::Loaded {
+            positions,
+            written,
+            left_out,
+            ..
+        } = loaded
+        else {
+            panic!("not loaded in part: {loaded:?}");
+        };
+        assert!(left_out > 0 && positions > 10 * left_out, "{loaded:?}");
+        assert_eq!(written, positions);
+        assert_eq!(store.len(fics).unwrap(), positions);
+        // The root leads to those stalemates: it is left to the search.
+        let mut root = Position::startpos();
+        root.play_unchecked(move_of_code(&root, MoveCode::from_uci("b1c3").unwrap()).unwrap());
+        assert!(store.get(fics, &root.pack().0).unwrap().is_none());
+        // Every record kept is a FICS proof: a win at a winner node goes
+        // to a recorded position or a FICS win, a loss at a loser node
+        // has every reply recorded or won.
+        let reader = store.reader().unwrap();
+        let mut checked = 0u64;
+        let mut keys = Vec::new();
+        reader
+            .for_each_entry(fics, |k, _, _| {
+                keys.push(*k);
+                Ok(())
+            })
+            .unwrap();
+        let winner = Color::Black;
+        let closed = |p: &Position| -> bool {
+            match p.outcome(Rules::Fics) {
+                Some(o) => o.winner() == Some(winner),
+                None => reader.get(fics, &p.pack().0).unwrap().is_some(),
             }
-            other => panic!("loaded under FICS: {other:?}"),
+        };
+        for k in keys {
+            let rec = reader.get(fics, &k).unwrap().unwrap();
+            let pos = crate::rules::PackedPosition::from_slice(&k)
+                .unwrap()
+                .unpack()
+                .unwrap();
+            if pos.turn() == winner {
+                assert_eq!(rec.verdict, WinLoss::Win);
+                let m = move_of_code(&pos, rec.mv).unwrap();
+                assert!(closed(&pos.play(m)), "{pos}");
+            } else {
+                assert_eq!(rec.verdict, WinLoss::Loss);
+                for &m in pos.legal_moves().iter() {
+                    assert!(closed(&pos.play(m)), "{pos}");
+                }
+            }
+            checked += 1;
         }
-        assert_eq!(store.len(fics).unwrap(), 0);
+        assert_eq!(checked, positions);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_the_checker_certifies_under_no_rule_set_loads_nothing() {
+        let dir = scratch("rejected");
+        let store = Store::open(&dir.join("s.redb")).unwrap();
+        // Node 1's move (bytes 4-5 of its slot after the prolog), its
+        // destination one file over: no longer the file's proof.
+        let mut bytes = std::fs::read(proofs("e3-g6.tree")).unwrap();
+        let prolog = u16::from_le_bytes([bytes[4], bytes[5]]) as usize;
+        bytes[6 + 2 * prolog + 4] ^= 1;
+        let bad = dir.join("bad.tree");
+        std::fs::write(&bad, &bytes).unwrap();
+        for rules in [
+            RuleSet::new(Rules::International, false),
+            RuleSet::new(Rules::Joint, false),
+        ] {
+            match load_file(&store, rules, &bad, Some(1)).unwrap() {
+                Loaded::NotCertified { verdict } => {
+                    assert!(verdict.starts_with("rejected"), "{verdict}")
+                }
+                other => panic!("loaded under {rules}: {other:?}"),
+            }
+            assert_eq!(store.len(rules).unwrap(), 0);
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -709,8 +709,24 @@ fn known_wins_load_certified_files_only() {
     let o = prove(&db, &["--json", "--winner", "white", "e3", "g6", &first]);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     assert_eq!(util::json(&o)["nodes"], 0);
-    // Not certified under FICS (README's table): nothing loaded, exit 1.
+    // Certified under international rules, not under FICS (README's
+    // table): loaded in part, the positions above the stalemates FICS
+    // scores otherwise left out.
     let o = load(&["--rules", "fics"], &[&proofs.join("Nc3.tree")]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("(in part: certified under international rules; ")
+            && out.contains("1 of 1 files loaded under fics"),
+        "{out}"
+    );
+    // A file certified under no rule set: nothing loaded, exit 1.
+    let mut bytes = std::fs::read(proofs.join("e3-g6.tree")).unwrap();
+    let prolog = u16::from_le_bytes([bytes[4], bytes[5]]) as usize;
+    bytes[6 + 2 * prolog + 4] ^= 1;
+    let bad = db.with_extension("bad.tree");
+    std::fs::write(&bad, &bytes).unwrap();
+    let o = load(&["--rules", "fics"], &[&bad]);
     assert_eq!(o.status.code(), Some(1), "{}", util::stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -736,7 +752,7 @@ fn known_wins_load_certified_files_only() {
         .args(["prove", "--db"])
         .arg(&db2)
         .args(["--rules", "fics", "--known"])
-        .arg(proofs.join("Nc3.tree"))
+        .arg(&bad)
         .args(["--known"])
         .arg(proofs.join("e3-d5.tree"))
         .args(["--json", "e3", "d5"])
@@ -744,7 +760,7 @@ fn known_wins_load_certified_files_only() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     assert!(
-        util::stderr(&o).contains("Nc3.tree: not loaded"),
+        util::stderr(&o).contains("bad.tree: not loaded"),
         "{}",
         util::stderr(&o)
     );
@@ -754,6 +770,48 @@ fn known_wins_load_certified_files_only() {
         util::stderr(&o)
     );
     assert_eq!(util::json(&o)["nodes"], 0);
+}
+
+/// A proof under international rules, loaded in part under joint rules,
+/// leaves the search only the lines into the stalemates joint rules draw:
+/// 1.Nc3 under joint rules in 53,527 nodes with `proofs/Nc3.tree` known
+/// (10,452,978 without, 2026-12-06), and the proof it stores certifies
+/// under joint rules.
+#[test]
+fn a_proof_loaded_in_part_is_finished_under_its_rule_set() {
+    let db = temp_db("known-in-part");
+    let proofs = Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs");
+    let o = util::command()
+        .args(["prove", "--db"])
+        .arg(&db)
+        .args(["--rules", "joint", "--memory", "256M", "--known"])
+        .arg(proofs.join("Nc3.tree"))
+        .args(["--json", "Nc3"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let err = util::stderr(&o);
+    assert!(
+        err.contains("Nc3.tree: loaded in part under joint")
+            && err.contains("1 of 1 files certified and loaded under joint (1 of them in part)"),
+        "{err}"
+    );
+    let j = util::json(&o);
+    assert_eq!(j["result"], "proven");
+    let nodes = j["nodes"].as_u64().unwrap();
+    assert!(nodes > 0 && nodes < 1_000_000, "{nodes}");
+    let v = util::command()
+        .args(["verify", "--rules", "joint", "--db"])
+        .arg(&db)
+        .arg("Nc3")
+        .output()
+        .unwrap();
+    assert_eq!(
+        v.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&v.stdout)
+    );
 }
 
 /// A proof along a guide (`prove e3 d5 Qg4`) is carried back along the

@@ -136,12 +136,20 @@ fn load(a: LoadArgs, out: &mut impl Write) -> anyhow::Result<u8> {
                 winner,
                 positions,
                 written,
+                left_out,
             } => {
                 loaded += 1;
                 records += written;
+                let part = if left_out > 0 {
+                    format!(
+                        " (in part: certified under international rules; {left_out} positions lead to stalemates {rules} does not score as wins)"
+                    )
+                } else {
+                    String::new()
+                };
                 writeln!(
                     out,
-                    "loaded {}: {root_line}, {winner} wins, {positions} positions, {written} new records",
+                    "loaded {}: {root_line}, {winner} wins, {positions} positions, {written} new records{part}",
                     f.display()
                 )?;
             }

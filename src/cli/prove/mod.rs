@@ -329,12 +329,23 @@ pub(super) fn load_known(args: &ProveArgs, store: &Store) -> anyhow::Result<()> 
     if files.is_empty() {
         bail!("--known {:?}: no win-tree files there", args.known);
     }
-    let (mut loaded, mut written) = (0usize, 0u64);
+    let (mut loaded, mut written, mut in_part) = (0usize, 0u64, 0usize);
     for f in &files {
         match known::load_file(store, rules, f, None)? {
-            Loaded::Loaded { written: w, .. } => {
+            Loaded::Loaded {
+                written: w,
+                left_out,
+                ..
+            } => {
                 loaded += 1;
                 written += w;
+                if left_out > 0 {
+                    in_part += 1;
+                    eprintln!(
+                        "antiproof: --known {}: loaded in part under {rules} (certified under international rules; {left_out} positions lead to stalemates {rules} does not score as wins, left to the search)",
+                        f.display()
+                    );
+                }
             }
             Loaded::NotCertified { verdict } => eprintln!(
                 "antiproof: --known {}: not loaded, under {rules}: {verdict}",
@@ -342,8 +353,13 @@ pub(super) fn load_known(args: &ProveArgs, store: &Store) -> anyhow::Result<()> 
             ),
         }
     }
+    let part = if in_part > 0 {
+        format!(" ({in_part} of them in part)")
+    } else {
+        String::new()
+    };
     eprintln!(
-        "antiproof: known wins: {loaded} of {} files certified and loaded under {rules}, {written} new records",
+        "antiproof: known wins: {loaded} of {} files certified and loaded under {rules}{part}, {written} new records",
         files.len()
     );
     Ok(())
