@@ -12,7 +12,13 @@ not run again, so an interrupted measurement resumes.
 
   scripts/scaling-sim.py [--rate 1.5M] [--latency 3] [--max-p 1024]
       [--min-p 1] [--memory 1G] [--job-nodes 1M] [--out docs/scaling-sim.tsv]
-      [--limit TIME] "e3 f5" "e3 a5" ...
+      [--limit TIME] [--sim-args "--job-speculation 2 ..."]
+      [--baseline-nodes N] "e3 f5" "e3 a5" ...
+
+--sim-args adds options to every simulated run (recorded in the TSV's
+sim_args column, part of what makes a row the same run); --baseline-nodes
+gives one process's nodes instead of proving the line once more (one line
+only: 1.e3 a5 is 164,797,342 nodes at the default settings).
 
 Then scripts/plot-scaling.py draws the TSV (docs/scaling-sim.svg).
 """
@@ -20,6 +26,7 @@ Then scripts/plot-scaling.py draws the TSV (docs/scaling-sim.svg).
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -29,7 +36,7 @@ import time
 COLUMNS = [
     "line", "workers", "result", "baseline_nodes", "rate_nodes_per_s", "latency_s",
     "job_nodes_budget", "virtual_s", "speedup", "efficiency", "work_inflation",
-    "busy_fraction", "jobs", "job_nodes", "real_nodes", "wall_s",
+    "busy_fraction", "jobs", "job_nodes", "real_nodes", "wall_s", "sim_args",
 ]
 
 
@@ -73,8 +80,15 @@ def main():
     ap.add_argument("--job-nodes", default="1M")
     ap.add_argument("--limit", help="--limit of each simulated run (virtual time)")
     ap.add_argument("--out", default="docs/scaling-sim.tsv")
+    ap.add_argument("--sim-args", default="",
+                    help="options added to every simulated run, as one string")
+    ap.add_argument("--baseline-nodes", type=int,
+                    help="one process's nodes (one line only), instead of proving it")
     ap.add_argument("lines", nargs="+", help='lines, each one argument: "e3 f5"')
     a = ap.parse_args()
+    if a.baseline_nodes is not None and (len(a.lines) != 1 or a.baseline_nodes < 1):
+        sys.exit("scaling-sim: --baseline-nodes takes a count of 1 or more, with one line")
+    sim_args = shlex.split(a.sim_args)
     done = {}
     if os.path.exists(a.out):
         with open(a.out) as f:
@@ -82,15 +96,18 @@ def main():
             for row in f:
                 d = dict(zip(head, row.rstrip("\n").split("\t")))
                 done[(d["line"], int(d["workers"]), float(d["rate_nodes_per_s"]),
-                      float(d["latency_s"]), d["job_nodes_budget"])] = d
+                      float(d["latency_s"]), d["job_nodes_budget"], d.get("sim_args", ""))] = d
+        if sim_args and "sim_args" not in head:
+            sys.exit(f"scaling-sim: {a.out} has no sim_args column: give --sim-args a new --out")
     else:
+        head = COLUMNS
         with open(a.out, "w") as f:
             f.write("\t".join(COLUMNS) + "\n")
     scratch = tempfile.mkdtemp(prefix="scaling-sim-")
     try:
         for line in a.lines:
-            base = None
-            for d in done.values():
+            base = a.baseline_nodes
+            for d in done.values() if base is None else []:
                 if d["line"] == line:
                     base = int(d["baseline_nodes"])
             if base is None:
@@ -101,7 +118,7 @@ def main():
                 print(f"{line}: one process {base} nodes, {wall:.1f} s", flush=True)
             p = a.min_p
             while p <= a.max_p:
-                key = (line, p, number(a.rate), number(a.latency), a.job_nodes)
+                key = (line, p, number(a.rate), number(a.latency), a.job_nodes, " ".join(sim_args))
                 if key in done:
                     p *= 2
                     continue
@@ -110,15 +127,18 @@ def main():
                         "--memory", a.memory, "--job-nodes", a.job_nodes]
                 if a.limit:
                     args += ["--limit", a.limit]
+                args += sim_args
                 out, wall = prove(bin_, scratch, args, line)
                 s = out["sim"]
                 row = [line, p, out["result"], base, s["rate_nodes_per_s"], s["latency_s"],
                        a.job_nodes, f"{s['virtual_s']:.3f}", f"{s['speedup']:.3f}",
                        f"{s['efficiency']:.4f}", f"{s['work_inflation']:.3f}",
                        f"{s['busy_fraction']:.4f}", s["jobs"], s["job_nodes"],
-                       s["real_nodes"], f"{wall:.1f}"]
+                       s["real_nodes"], f"{wall:.1f}", " ".join(sim_args)]
+                # In the file's own columns (an older TSV has no sim_args).
+                cells = dict(zip(COLUMNS, row))
                 with open(a.out, "a") as f:
-                    f.write("\t".join(str(x) for x in row) + "\n")
+                    f.write("\t".join(str(cells[c]) for c in head) + "\n")
                 print(f"{line}: P={p} {out['result']} virtual {s['virtual_s']:.1f} s "
                       f"speedup {s['speedup']:.2f} inflation {s['work_inflation']:.2f} "
                       f"busy {s['busy_fraction']:.2f} ({s['jobs']} jobs, {wall:.0f} s wall)",
