@@ -688,18 +688,7 @@ fn known_wins_load_certified_files_only() {
         out.contains("1. e3 g6, white wins, 3031 positions, 3031 new records"),
         "{out}"
     );
-    let v = util::command()
-        .args(["verify", "--db"])
-        .arg(&db)
-        .args(["e3", "g6"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        v.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&v.stdout)
-    );
+    assert_store_verifies(&db, &["e3", "g6"]);
     let o = prove(&db, &["--json", "e3", "g6"]);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     let j = util::json(&o);
@@ -800,10 +789,15 @@ fn a_proof_loaded_in_part_is_finished_under_its_rule_set() {
     assert_eq!(j["result"], "proven");
     let nodes = j["nodes"].as_u64().unwrap();
     assert!(nodes > 0 && nodes < 1_000_000, "{nodes}");
+    assert_store_verifies(&db, &["--rules", "joint", "Nc3"]);
+}
+
+/// `verify --db DB ARGS...` certifies (exit 0), its report shown if not.
+fn assert_store_verifies(db: &Path, args: &[&str]) {
     let v = util::command()
-        .args(["verify", "--rules", "joint", "--db"])
-        .arg(&db)
-        .arg("Nc3")
+        .args(["verify", "--db"])
+        .arg(db)
+        .args(args)
         .output()
         .unwrap();
     assert_eq!(
@@ -828,18 +822,7 @@ fn a_proof_along_a_guide_proves_the_line_before_it() {
         "{}",
         util::stderr(&o)
     );
-    let v = util::command()
-        .args(["verify", "--db"])
-        .arg(&db)
-        .args(["e3", "d5"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        v.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&v.stdout)
-    );
+    assert_store_verifies(&db, &["e3", "d5"]);
     // 1.e3 alone is not proven (only one of Black's replies is).
     let o = prove(
         &db,
