@@ -107,9 +107,10 @@ def main():
     try:
         for line in a.lines:
             base = a.baseline_nodes
-            for d in done.values() if base is None else []:
-                if d["line"] == line:
-                    base = int(d["baseline_nodes"])
+            if base is None:
+                for d in done.values():
+                    if d["line"] == line:
+                        base = int(d["baseline_nodes"])
             if base is None:
                 one, wall = prove(bin_, scratch, ["--memory", a.memory], line)
                 if one["result"] != "proven":

@@ -83,6 +83,19 @@ pub enum Loaded {
     },
 }
 
+impl Loaded {
+    /// For a file loaded in part under `rules`, what was left out, in
+    /// words; `None` otherwise.
+    pub fn in_part(&self, rules: RuleSet) -> Option<String> {
+        match *self {
+            Loaded::Loaded { left_out, .. } if left_out > 0 => Some(format!(
+                "certified under international rules; {left_out} positions lead to stalemates {rules} does not score as wins"
+            )),
+            _ => None,
+        }
+    }
+}
+
 /// A file that could not be loaded.
 #[derive(Debug)]
 pub enum KnownError {
@@ -164,33 +177,33 @@ pub fn load_tree(
         threads,
         ..TreeOptions::default()
     };
-    let mut report = check::check_tree(tree, &opts);
-    let mut partial = false;
-    if report.verdict != check::Verdict::Certified {
+    let first = check::check_tree(tree, &opts);
+    let (report, partial) = if first.verdict == check::Verdict::Certified {
+        (first, false)
+    } else {
         // Under FICS or joint rules, a file that holds under international
         // rules loads in part (the module docs).
         let base = RuleSet::new(crate::vocab::Rules::International, rules.fifty_move);
-        let certified_under_base = rules != base && {
-            let r = check::check_tree(
-                tree,
-                &TreeOptions {
-                    rule_set: base,
-                    ..opts.clone()
-                },
-            );
-            let ok = r.verdict == check::Verdict::Certified;
-            if ok {
-                report = r;
+        let under_base = (rules != base)
+            .then(|| {
+                check::check_tree(
+                    tree,
+                    &TreeOptions {
+                        rule_set: base,
+                        ..opts.clone()
+                    },
+                )
+            })
+            .filter(|r| r.verdict == check::Verdict::Certified);
+        match under_base {
+            Some(r) => (r, true),
+            None => {
+                return Ok(Loaded::NotCertified {
+                    verdict: verdict_words(&first.verdict),
+                });
             }
-            ok
-        };
-        if !certified_under_base {
-            return Ok(Loaded::NotCertified {
-                verdict: verdict_words(&report.verdict),
-            });
         }
-        partial = true;
-    }
+    };
     let winner = match report.winner {
         shakmaty::Color::White => Color::White,
         shakmaty::Color::Black => Color::Black,

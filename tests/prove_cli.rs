@@ -710,11 +710,8 @@ fn known_wins_load_certified_files_only() {
         "{out}"
     );
     // A file certified under no rule set: nothing loaded, exit 1.
-    let mut bytes = std::fs::read(proofs.join("e3-g6.tree")).unwrap();
-    let prolog = u16::from_le_bytes([bytes[4], bytes[5]]) as usize;
-    bytes[6 + 2 * prolog + 4] ^= 1;
     let bad = db.with_extension("bad.tree");
-    std::fs::write(&bad, &bytes).unwrap();
+    std::fs::write(&bad, util::first_move_moved("e3-g6.tree")).unwrap();
     let o = load(&["--rules", "fics"], &[&bad]);
     assert_eq!(o.status.code(), Some(1), "{}", util::stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);

@@ -159,18 +159,12 @@ fn the_second_checker_agrees_with_the_sidecars_and_rejects_a_changed_move() {
 
     let dir = util::temp_dir("second-check");
     let tree = dir.join("a6.tree");
-    let mut bytes = std::fs::read(root().join("proofs/e3-c6-Bb5-cxb5-b4-a6.tree")).unwrap();
     std::fs::copy(
         root().join("proofs/e3-c6-Bb5-cxb5-b4-a6.json"),
         dir.join("a6.json"),
     )
     .unwrap();
-    // Node 1's move (bytes 4-5 of its slot after the prolog): its
-    // destination square one file over.
-    let prolog = u16::from_le_bytes([bytes[4], bytes[5]]) as usize;
-    let at = 6 + 2 * prolog + 4;
-    bytes[at] ^= 1;
-    std::fs::write(&tree, &bytes).unwrap();
+    std::fs::write(&tree, util::first_move_moved("e3-c6-Bb5-cxb5-b4-a6.tree")).unwrap();
     let o = Command::new(root().join("scripts/second-check.py"))
         .arg(&tree)
         .output()

@@ -130,23 +130,20 @@ fn load(a: LoadArgs, out: &mut impl Write) -> anyhow::Result<u8> {
     let store = Store::open(&a.db).map_err(|e| e.naming(&a.db))?;
     let (mut loaded, mut records) = (0usize, 0u64);
     for f in &files {
-        match known::load_file(&store, rules, f, a.threads)? {
+        let l = known::load_file(&store, rules, f, a.threads)?;
+        let part = l
+            .in_part(rules)
+            .map_or(String::new(), |why| format!(" (in part: {why})"));
+        match l {
             Loaded::Loaded {
                 root_line,
                 winner,
                 positions,
                 written,
-                left_out,
+                ..
             } => {
                 loaded += 1;
                 records += written;
-                let part = if left_out > 0 {
-                    format!(
-                        " (in part: certified under international rules; {left_out} positions lead to stalemates {rules} does not score as wins)"
-                    )
-                } else {
-                    String::new()
-                };
                 writeln!(
                     out,
                     "loaded {}: {root_line}, {winner} wins, {positions} positions, {written} new records{part}",

@@ -331,21 +331,18 @@ pub(super) fn load_known(args: &ProveArgs, store: &Store) -> anyhow::Result<()> 
     }
     let (mut loaded, mut written, mut in_part) = (0usize, 0u64, 0usize);
     for f in &files {
-        match known::load_file(store, rules, f, None)? {
-            Loaded::Loaded {
-                written: w,
-                left_out,
-                ..
-            } => {
+        let l = known::load_file(store, rules, f, None)?;
+        if let Some(why) = l.in_part(rules) {
+            in_part += 1;
+            eprintln!(
+                "antiproof: --known {}: loaded in part under {rules} ({why}, left to the search)",
+                f.display()
+            );
+        }
+        match l {
+            Loaded::Loaded { written: w, .. } => {
                 loaded += 1;
                 written += w;
-                if left_out > 0 {
-                    in_part += 1;
-                    eprintln!(
-                        "antiproof: --known {}: loaded in part under {rules} (certified under international rules; {left_out} positions lead to stalemates {rules} does not score as wins, left to the search)",
-                        f.display()
-                    );
-                }
             }
             Loaded::NotCertified { verdict } => eprintln!(
                 "antiproof: --known {}: not loaded, under {rules}: {verdict}",
