@@ -8,21 +8,20 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 /// `prove --executor sim --json` on the store `db` with `args`, of 1.d4
-/// (rung 5) in jobs of 1,000 nodes: some twenty jobs.
+/// (rung 5) in jobs of 1,000 nodes (unless `args` give `--job-nodes`):
+/// some twenty jobs.
 fn sim(db: &Path, args: &[&str]) -> Output {
+    let budget: &[&str] = if args.contains(&"--job-nodes") {
+        &[]
+    } else {
+        &["--job-nodes", "1k"]
+    };
     Command::new(EXE)
         .arg("prove")
         .arg("--db")
         .arg(db)
-        .args([
-            "--executor",
-            "sim",
-            "--job-nodes",
-            "1k",
-            "--memory",
-            "16M",
-            "--json",
-        ])
+        .args(["--executor", "sim", "--memory", "16M", "--json"])
+        .args(budget)
         .args(args)
         .arg("d4")
         .output()
@@ -139,6 +138,77 @@ fn more_workers_take_less_virtual_time_on_the_same_jobs_budget() {
         eight["sim"]["virtual_s"].as_f64().unwrap() < s1["virtual_s"].as_f64().unwrap(),
         "{} against {s1}",
         eight["sim"]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn jobs_of_several_threads_take_their_workers_in_lockstep_and_repeat_to_the_node() {
+    // Jobs of 3 threads on 6 workers, and jobs widened over the workers a
+    // selection leaves idle: each twice, the same to the node; a job of T
+    // threads ends after its latency and its busiest thread's nodes.
+    let dir = util::temp_dir("threads");
+    for (name, extra) in [
+        ("t3", &["--job-threads", "3"][..]),
+        ("w6", &["--job-widen", "6"][..]),
+    ] {
+        let args = [
+            &["--jobs", "6", "--sim-rate", "1M", "--sim-latency", "0.5"][..],
+            &["--job-nodes", "8k"],
+            extra,
+        ]
+        .concat();
+        let a = util::ok_json(&sim(&dir.join(format!("{name}a.redb")), &args));
+        let b = util::ok_json(&sim(&dir.join(format!("{name}b.redb")), &args));
+        assert_eq!(a["result"], "proven", "{a}");
+        assert_eq!(fingerprint(&a), fingerprint(&b), "{name}");
+        let each = a["report"]["each"].as_array().unwrap();
+        let mut several = 0;
+        for j in each {
+            let threads = j["threads"].as_u64().unwrap_or(1);
+            assert!((1..=6).contains(&threads), "{j}");
+            let nodes = j["nodes"].as_u64().unwrap();
+            let span = j["span_nodes"].as_u64().unwrap_or(nodes);
+            assert!(span <= nodes, "{j}");
+            if threads > 1 {
+                several += 1;
+                assert!(j["span_nodes"].is_u64(), "{j}");
+            }
+            let (sent, ended) = (
+                j["sent_s"].as_f64().unwrap(),
+                j["ended_s"].as_f64().unwrap(),
+            );
+            assert!((ended - sent - 0.5 - span as f64 / 1e6).abs() < 1e-6, "{j}");
+        }
+        assert!(several > 0, "{name}: no job had several threads");
+        let v = Command::new(EXE)
+            .arg("verify")
+            .arg("--db")
+            .arg(dir.join(format!("{name}a.redb")))
+            .arg("d4")
+            .output()
+            .unwrap();
+        assert_eq!(v.status.code(), Some(0), "{name}: {v:?}");
+    }
+    // The widening is the simulation's: refused with a real executor.
+    let out = Command::new(EXE)
+        .args(["prove", "--db"])
+        .arg(dir.join("real.redb"))
+        .args([
+            "--executor",
+            "threads",
+            "--jobs",
+            "2",
+            "--job-widen",
+            "2",
+            "d4",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--job-widen"),
+        "{out:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

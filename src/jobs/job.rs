@@ -99,6 +99,16 @@ pub struct JobFile {
     /// (optional; 0: none).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tt_excerpt_out: u64,
+    /// With `budget.threads` above 1: the threads take turns in a fixed
+    /// round (`crate::search::Config::lockstep`), so the job searches the
+    /// same nodes every time it is run (the simulated cluster's jobs;
+    /// optional, default off).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub lockstep: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -169,6 +179,10 @@ pub struct ResultFile {
     pub root_dn: u32,
     /// Nodes expanded.
     pub nodes: u64,
+    /// Of `nodes`, those of the job's busiest search thread: its length in
+    /// one thread's time (optional; absent: all of `nodes`, one thread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_nodes: Option<u64>,
     /// Distinct positions of the proof (0 unless proven).
     pub proof_positions: u64,
     /// Wall-clock seconds.
@@ -358,6 +372,7 @@ impl Job {
                 history: Vec::new(),
                 tt_excerpt: None,
                 tt_excerpt_out: 0,
+                lockstep: false,
             },
             root,
             history: Vec::new(),
@@ -632,6 +647,7 @@ mod tests {
             root_pn: 3,
             root_dn: 4,
             nodes: 10,
+            span_nodes: None,
             proof_positions: 0,
             time_s: 0.1,
             tree: None,

@@ -131,6 +131,7 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
         threads: b.threads as usize,
         shrink_alternatives: false,
         seed: 0,
+        lockstep: job.file.lockstep,
     };
     let report = std::thread::scope(|scope| {
         std::thread::Builder::new()
@@ -233,6 +234,7 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
         root_pn: report.root_pn,
         root_dn: report.root_dn,
         nodes: report.nodes,
+        span_nodes: (b.threads > 1).then_some(report.span_nodes),
         proof_positions: report.proof_positions,
         time_s: t0.elapsed().as_secs_f64(),
         tree,

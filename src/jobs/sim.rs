@@ -15,6 +15,13 @@
 //! Time budgets become node budgets (a job's `time_s` times the rate);
 //! the master's `--limit` is a virtual deadline ([`Executor::clock`]).
 //!
+//! A job of T search threads (`--job-threads`, or given idle workers by
+//! `--job-widen`) takes T workers, as a Slurm job with
+//! `--cpus-per-task=T` takes T cores. Its threads run in lockstep
+//! ([`crate::search::Config::lockstep`]: a slice each in a fixed round),
+//! so it searches the same nodes every time, and it ends at its start +
+//! latency + its busiest thread's nodes / rate.
+//!
 //! The model leaves out the master's own time (selecting, certifying and
 //! merging cost no virtual time), the network and shared file system (a
 //! result is seen the instant its job ends), per-node speed differences
@@ -119,15 +126,27 @@ struct Out {
     start: f64,
     /// Its node budget (after the time budget became nodes).
     budget: u64,
-    /// Once really run: its nodes and its worker's status.
-    ran: Option<(u64, Option<i32>)>,
+    /// The workers it takes: its search threads.
+    threads: usize,
+    /// Once really run: what it searched and its worker's status.
+    ran: Option<(Ran, Option<i32>)>,
+}
+
+/// What a job really searched.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ran {
+    /// Nodes, all its threads together.
+    nodes: u64,
+    /// Of them, its busiest thread's: the job's length at one worker's
+    /// rate (its threads in lockstep: [`crate::search::Config::lockstep`]).
+    span: u64,
 }
 
 impl Out {
     /// When the job ends in virtual time, once run.
     fn end(&self, cfg: &SimConfig) -> Option<f64> {
         self.ran
-            .map(|(nodes, _)| self.start + cfg.latency + nodes as f64 / cfg.rate)
+            .map(|(r, _)| self.start + cfg.latency + r.span as f64 / cfg.rate)
     }
 }
 
@@ -182,11 +201,12 @@ impl Sim {
     /// of it when it ended by then).
     fn count(&mut self, o: &Out) {
         let nodes = match (o.ran, o.end(&self.cfg)) {
-            (Some((n, _)), Some(end)) if end <= self.now => n,
+            (Some((r, _)), Some(end)) if end <= self.now => r.nodes,
             (ran, _) => {
+                // Each of its threads searching at the rate until now.
                 let searching = (self.now - o.start - self.cfg.latency).max(0.0);
-                let cap = ran.map_or(o.budget, |(n, _)| n);
-                ((searching * self.cfg.rate) as u64).min(cap)
+                let cap = ran.map_or(o.budget, |(r, _)| r.nodes);
+                ((searching * self.cfg.rate * o.threads as f64) as u64).min(cap)
             }
         };
         self.job_nodes += nodes;
@@ -214,15 +234,15 @@ impl Sim {
             waiting.sort_by_key(|&i| self.out[i].seq);
             waiting.truncate(self.cfg.real_threads.max(1));
             let paths: Vec<PathBuf> = waiting.iter().map(|&i| self.out[i].path.clone()).collect();
-            let ran: Vec<(u64, Option<i32>)> = std::thread::scope(|s| {
+            let ran: Vec<(Ran, Option<i32>)> = std::thread::scope(|s| {
                 let handles: Vec<_> = paths.iter().map(|p| s.spawn(move || run_one(p))).collect();
                 handles
                     .into_iter()
-                    .map(|h| h.join().unwrap_or((0, Some(2))))
+                    .map(|h| h.join().unwrap_or((Ran::default(), Some(2))))
                     .collect()
             });
             for (&i, r) in waiting.iter().zip(ran) {
-                self.real_nodes += r.0;
+                self.real_nodes += r.0.nodes;
                 self.out[i].ran = Some(r);
             }
         }
@@ -286,16 +306,23 @@ pub fn measure_rate(
     })
 }
 
-/// Runs one job in this process, as a worker would: its nodes and status.
-fn run_one(path: &Path) -> (u64, Option<i32>) {
+/// Runs one job in this process, as a worker would: what it searched and
+/// its status.
+fn run_one(path: &Path) -> (Ran, Option<i32>) {
     match super::run::run_job(path, None) {
-        Ok(r) => (r.nodes, Some(0)),
+        Ok(r) => (
+            Ran {
+                nodes: r.nodes,
+                span: r.span_nodes.unwrap_or(r.nodes).min(r.nodes),
+            },
+            Some(0),
+        ),
         Err(e) => {
             if let Ok(mut log) = crate::fsutil::create_fresh(&log_path(path)) {
                 use std::io::Write;
                 let _ = writeln!(log, "antiproof: {e}");
             }
-            (0, Some(2))
+            (Ran::default(), Some(2))
         }
     }
 }
@@ -311,10 +338,14 @@ impl Executor for Sim {
             )
         })?;
         let b = &mut j.file.budget;
-        let by_time = (b.time_s * self.cfg.rate).ceil().max(1.0);
+        let threads = b.threads.max(1) as usize;
+        // Its time budget, on each of its threads.
+        let by_time = (b.time_s * self.cfg.rate * threads as f64).ceil().max(1.0);
         b.nodes = b.nodes.min(by_time.min(u64::MAX as f64) as u64).max(1);
         b.time_s = 1e9;
         let budget = b.nodes;
+        // Threads in turns: the same nodes whatever this machine's load.
+        j.file.lockstep = threads > 1;
         j.write(job)
             .map_err(|e| ExecError::Create(job.to_path_buf(), e))?;
         self.out.push(Out {
@@ -322,6 +353,7 @@ impl Executor for Sim {
             seq: self.seq,
             start: self.now,
             budget,
+            threads,
             ran: None,
         });
         self.seq += 1;
@@ -369,8 +401,9 @@ impl Executor for Sim {
         Ok(ended)
     }
 
+    /// Workers busy: the threads of the jobs out.
     fn running(&self) -> usize {
-        self.out.len()
+        self.out.iter().map(|o| o.threads).sum()
     }
 
     fn cancel(&mut self, job: &Path) {

@@ -45,6 +45,11 @@ pub struct Config {
     /// seed is another search order: another proof, often of another size
     /// (`prove --seed`, "Smaller proofs" in docs/prove.md).
     pub seed: u64,
+    /// With `threads` above 1: the threads take turns, a slice of the
+    /// search each in a fixed round, so that the run is a function of its
+    /// settings (the simulated cluster's jobs of several threads; see
+    /// `dfpn::Lockstep`). Off: they run at once, as fast as they can.
+    pub lockstep: bool,
 }
 
 impl Default for Config {
@@ -57,6 +62,7 @@ impl Default for Config {
             threads: 1,
             shrink_alternatives: false,
             seed: 0,
+            lockstep: false,
         }
     }
 }

@@ -48,6 +48,11 @@ pub struct Prover<'s> {
     limits: super::config::Limits,
     /// Nodes the other search threads expanded.
     other_threads_nodes: u64,
+    /// Nodes of the threaded phases not on their busiest thread (so the
+    /// span is the nodes less these: [`ProveReport::span_nodes`]).
+    off_span_nodes: u64,
+    /// [`Config::lockstep`].
+    lockstep: bool,
     /// [`Config::shrink_alternatives`].
     shrink_alternatives: bool,
 }
@@ -78,6 +83,8 @@ impl<'s> Prover<'s> {
             threads: config.threads.max(1),
             limits,
             other_threads_nodes: 0,
+            off_span_nodes: 0,
+            lockstep: config.lockstep,
             shrink_alternatives: config.shrink_alternatives,
         })
     }
@@ -206,6 +213,7 @@ impl<'s> Prover<'s> {
             best_move: None,
             nodes: 0,
             other_threads_nodes: 0,
+            span_nodes: 0,
             generated: 0,
             proof_positions: 0,
             proof_depth: 0,
@@ -287,6 +295,7 @@ impl<'s> Prover<'s> {
         self.root_need(root, &mut report)?;
         report.nodes = self.search.nodes;
         report.other_threads_nodes = self.other_threads_nodes;
+        report.span_nodes = self.search.nodes.saturating_sub(self.off_span_nodes);
         report.generated = self.search.generated;
         report.records_written = self.writer.written;
         report.filter_bytes = self.writer.filter_bytes();
@@ -327,6 +336,11 @@ impl<'s> Prover<'s> {
         let solved = AtomicBool::new(false);
         let pool = Arc::new(super::dfpn::Pool::default());
         pool.nodes.store(self.search.nodes, Relaxed);
+        // With lockstep, this thread is 0 in the round and helper i is i + 1.
+        let turns = self
+            .lockstep
+            .then(|| Arc::new(super::dfpn::Lockstep::new(helpers + 1)));
+        self.search.budget.lockstep = turns.clone().map(|t| (t, 0));
         self.search.busy = Some(busy.clone());
         self.search.budget.halt = Some(halt.clone());
         self.search
@@ -349,10 +363,16 @@ impl<'s> Prover<'s> {
                 .map(|(i, tt)| {
                     let (busy, halt, pool) = (busy.clone(), halt.clone(), pool.clone());
                     let (solved, line, limits) = (&solved, &line, limits.clone());
+                    let turn = turns.clone().map(|t| (t, i + 1));
                     std::thread::Builder::new()
                         .name(format!("search-{}", i + 1))
                         .stack_size(super::run::STACK_BYTES)
                         .spawn_scoped(scope, move || {
+                            // Out of the round however this thread ends.
+                            let _leave = turn.as_ref().map(|(t, me)| LeaveRound(t, *me));
+                            if let Some((t, me)) = &turn {
+                                t.wait(*me);
+                            }
                             let config = Config {
                                 rule_set,
                                 tt_bytes: 0,
@@ -361,6 +381,7 @@ impl<'s> Prover<'s> {
                                 threads: 1,
                                 shrink_alternatives: false,
                                 seed,
+                                lockstep: false,
                             };
                             // With the store, for its proven positions
                             // (its own filter; it writes nothing: no
@@ -375,6 +396,7 @@ impl<'s> Prover<'s> {
                             h.search.busy = Some(busy);
                             h.search.budget.halt = Some(halt.clone());
                             h.search.budget.pool(Some(pool), 0);
+                            h.search.budget.lockstep = turn.clone();
                             h.search.path.set_entries(line);
                             h.search.root_len = root_len;
                             let (pn, dn, _) = h.mid(root, key, INF, INF);
@@ -385,17 +407,37 @@ impl<'s> Prover<'s> {
                             h.search.nodes
                         })
                         // A thread the system will not start is one
-                        // thread fewer, not a failed run.
+                        // thread fewer, not a failed run (nor one the
+                        // round waits for).
+                        .inspect_err(|_| {
+                            if let Some(t) = &turns {
+                                t.leave(i + 1);
+                            }
+                        })
                         .ok()
                 })
                 .collect();
-            let (mut pn, mut dn) = self.search_root_alone(root, key);
-            halt.store(true, Relaxed);
-            let nodes: u64 = handles
+            let before = self.search.nodes;
+            let (mut pn, mut dn) = {
+                let _leave = turns.as_ref().map(|t| LeaveRound(t, 0));
+                if let Some(t) = &turns {
+                    t.wait(0);
+                }
+                let v = self.search_root_alone(root, key);
+                // In its turn (lockstep): each helper sees the halt at
+                // its next slice, the same in every run.
+                halt.store(true, Relaxed);
+                v
+            };
+            let own = self.search.nodes - before;
+            let each: Vec<u64> = handles
                 .into_iter()
                 .flatten()
                 .map(|h| h.join().unwrap_or(0))
-                .sum();
+                .collect();
+            let nodes: u64 = each.iter().sum();
+            let longest = each.iter().copied().fold(own, u64::max);
+            self.off_span_nodes += own + nodes - longest;
             if pn != 0 && dn != 0 && solved.load(Relaxed) {
                 // Another thread solved the root: its value is in the tt.
                 if let Some(v) = self.search.tt.get(key)
@@ -408,6 +450,7 @@ impl<'s> Prover<'s> {
         });
         self.search.busy = None;
         self.search.budget.halt = None;
+        self.search.budget.lockstep = None;
         self.search.budget.pool(None, 0);
         // The other threads are gone: the table is this thread's again
         // (to extract from, and to save if the search stopped).
@@ -588,6 +631,16 @@ impl<'s> Prover<'s> {
                 "the stored proof does not close".into(),
             )),
         }
+    }
+}
+
+/// Takes a search thread out of its lockstep round when dropped (its
+/// search ended, or it unwound).
+struct LeaveRound<'a>(&'a super::dfpn::Lockstep, usize);
+
+impl Drop for LeaveRound<'_> {
+    fn drop(&mut self) {
+        self.0.leave(self.1);
     }
 }
 

@@ -52,6 +52,11 @@ pub struct ProveReport {
     /// Of `nodes`, those of the search threads other than the first
     /// ([`super::Config::threads`]).
     pub other_threads_nodes: u64,
+    /// Of `nodes`, those the run's busiest thread expanded, phase by
+    /// phase: its length in one thread's time, as if each thread had a
+    /// core of its own (`nodes` with one thread; with threads in lockstep,
+    /// [`super::Config::lockstep`], a function of the settings).
+    pub span_nodes: u64,
     /// Child positions generated.
     pub generated: u64,
     /// Distinct positions in the proof, game ends included (exact, from a

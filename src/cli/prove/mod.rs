@@ -81,6 +81,12 @@ pub struct ProveArgs {
     /// executors.
     #[arg(long, default_value_t = 0)]
     pub(super) seed: u64,
+    /// With --jobs N above 1 and one search: its threads take turns, a
+    /// slice each in a fixed round, so two runs search the same nodes (as
+    /// the simulated cluster runs a job of several threads); the report's
+    /// `span_nodes` is the busiest thread's share. For measurements.
+    #[arg(long, hide = true)]
+    pub(super) lockstep: bool,
     /// Endgame tables (a directory of `antiproof tables build`): positions
     /// of 4 men or fewer are scored from them (a table win for the prover
     /// is a proven leaf, anything else a disproven one); records whose
@@ -152,6 +158,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         threads: args.many.threads(),
         shrink_alternatives: args.smaller_proof,
         seed: args.seed,
+        lockstep: args.lockstep,
     };
     let show_progress = io::stderr().is_terminal() && !args.json;
     let progress: Option<ProgressFn> = show_progress.then(|| {
@@ -204,6 +211,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         nodes_per_second: report.nodes as f64 / secs.max(1e-9),
         threads: args.many.threads(),
         other_threads_nodes: report.other_threads_nodes,
+        span_nodes: report.span_nodes,
         root_pn: report.root_pn,
         root_dn: report.root_dn,
         proof_positions: report.proof_positions,

@@ -45,6 +45,7 @@ pub(super) fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u
                 threads: args.many.threads(),
                 shrink_alternatives: args.smaller_proof,
                 seed: args.seed,
+                lockstep: false,
             },
             store: &store,
             db: &args.db,

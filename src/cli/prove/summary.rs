@@ -23,6 +23,8 @@ pub(super) struct Summary {
     pub(super) threads: usize,
     /// Of `nodes`, those of the threads other than the first.
     pub(super) other_threads_nodes: u64,
+    /// Of `nodes`, the busiest thread's (all of them with one thread).
+    pub(super) span_nodes: u64,
     /// The root's proof and disproof numbers when the run ended
     /// (4294967295 is infinite: 0 and that for a proof).
     pub(super) root_pn: u32,

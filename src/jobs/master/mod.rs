@@ -137,6 +137,11 @@ pub struct MasterConfig {
     /// siblings ([`super::top::TopTree::select_spread`]); 0: the plain
     /// selection, filling the best child's subtree first.
     pub spread: f64,
+    /// Workers a selection leaves idle go to the jobs it sends, as more
+    /// search threads on each job's table, up to this many a job (the
+    /// simulated cluster, where a job of T threads takes T workers; 0 or
+    /// 1: every job has `budget.threads`).
+    pub widen: usize,
 }
 
 /// Which of a node's siblings a job's thresholds are set against: a job
@@ -461,7 +466,8 @@ impl Master<'_, '_> {
             }
             let mut settled = false;
             let reader = self.store.reader()?;
-            for id in picked {
+            let picks = picked.len();
+            for (k, id) in picked.into_iter().enumerate() {
                 let mut n = self.top.get(id)?;
                 let pos = n.position();
                 if let Some(r) = reader.get(self.cfg.rules, &n.key)? {
@@ -523,6 +529,12 @@ impl Master<'_, '_> {
                     }
                     _ => (pos, Vec::new()),
                 };
+                let Some(threads) = self.threads_for(exec, picks - k, n.budget) else {
+                    // Held until the workers it needs are free: nothing
+                    // else goes out before it.
+                    let _ = std::fs::remove_file(&path);
+                    return Ok(sent);
+                };
                 let mut job = Job::new(
                     id_s,
                     root,
@@ -533,7 +545,7 @@ impl Master<'_, '_> {
                         nodes: n.budget.clamp(1, self.cfg.max_nodes.max(1)),
                         time_s: time_s.max(0.1),
                         memory_bytes: self.cfg.budget.memory_bytes,
-                        threads: self.cfg.budget.threads,
+                        threads,
                     },
                     self.cfg.tables.clone(),
                 );
@@ -786,6 +798,30 @@ impl Master<'_, '_> {
         Ok(())
     }
 
+    /// Search threads for the next job sent, of node budget `budget`, with
+    /// `left` picks of this selection still to send (this one included):
+    /// `budget.threads`; with [`Config::widen`], a thread for each first
+    /// budget in its budget (a job whose budget has doubled along a line
+    /// that keeps running out gets twice the workers), and at least its
+    /// share of the workers the picks leave idle (the first picks, the
+    /// most proving, get the remainder). `None`: fewer workers are free
+    /// than its budget asks, so it waits for them.
+    fn threads_for(&self, exec: &dyn Executor, left: usize, budget: u64) -> Option<u32> {
+        let base = self.cfg.budget.threads.max(1) as usize;
+        if self.cfg.widen <= 1 || left == 0 {
+            return Some(base as u32);
+        }
+        let most = self.cfg.widen.max(base).min(self.cfg.jobs.max(1));
+        let free = self.cfg.jobs.saturating_sub(exec.running());
+        let by_budget =
+            (budget / self.cfg.budget.nodes.max(1)).clamp(base as u64, most as u64) as usize;
+        if by_budget > free {
+            return None;
+        }
+        let share = free.div_ceil(left);
+        Some(share.max(by_budget).clamp(base, most) as u32)
+    }
+
     /// Thresholds for a job at `id`, as df-pn's MID passes them down from
     /// the root (infinite there): where the winner moves, a child gets
     /// the proof number at which its best sibling would look better (the
@@ -915,9 +951,11 @@ impl Master<'_, '_> {
             depth: n.depth,
             line: job.file.line.join(" "),
             budget_nodes: job.file.budget.nodes,
+            threads: job.file.budget.threads,
             outcome: String::new(),
             rejected: None,
             nodes: 0,
+            span_nodes: None,
             time_s: 0.0,
             check_s: 0.0,
             records: 0,
@@ -955,6 +993,7 @@ impl Master<'_, '_> {
             Ok(acc) => {
                 self.report.jobs_done += 1;
                 fig.nodes = acc.result.nodes;
+                fig.span_nodes = acc.result.span_nodes;
                 fig.time_s = acc.result.time_s;
                 fig.check_s = acc.check_s;
                 fig.records = acc.records.len() as u64;

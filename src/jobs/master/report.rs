@@ -33,6 +33,10 @@ impl MasterResult {
     }
 }
 
+fn is_one(t: &u32) -> bool {
+    *t == 1
+}
+
 /// One job's figures.
 #[derive(Clone, Debug, Serialize)]
 pub struct JobFigure {
@@ -46,12 +50,19 @@ pub struct JobFigure {
     pub line: String,
     /// Its node budget.
     pub budget_nodes: u64,
+    /// Its search threads (omitted: one).
+    #[serde(skip_serializing_if = "is_one")]
+    pub threads: u32,
     /// `proven`, `disproven`, `unresolved`, or `rejected`.
     pub outcome: String,
     /// Why it was rejected.
     pub rejected: Option<String>,
     /// Nodes its search expanded (from its result).
     pub nodes: u64,
+    /// Of `nodes`, its busiest thread's, where it had several threads
+    /// (from its result).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span_nodes: Option<u64>,
     /// Seconds its worker reported.
     pub time_s: f64,
     /// Seconds the checker took over its certificate.

@@ -26,6 +26,10 @@ pub(in crate::search) struct Budget<'s> {
     /// Stop when this thread has expanded this many nodes (a bounded
     /// search inside the run: [`Budget::cap`]).
     cap: u64,
+    /// The turns of the run's threads and this thread's number, when they
+    /// search in lockstep ([`super::Lockstep`]): each limit check ends
+    /// this thread's slice.
+    pub(in crate::search) lockstep: Option<(std::sync::Arc<super::Lockstep>, usize)>,
 }
 
 /// The nodes of the search threads of one run.
@@ -48,6 +52,7 @@ impl Budget<'_> {
             pool: None,
             pooled: 0,
             cap: u64::MAX,
+            lockstep: None,
         }
     }
 
@@ -88,6 +93,12 @@ impl Budget<'_> {
     /// other threads' nodes, when pooled); reports progress when a second
     /// has passed since the last report.
     pub(super) fn check(&mut self, nodes: u64, root_pn: u32, root_dn: u32, tt: &Tt) -> bool {
+        if let Some((turns, me)) = &self.lockstep {
+            // The other threads' slices come between this one and the
+            // next, so the pool and the halt flag read below are the same
+            // in every run.
+            turns.pass(*me);
+        }
         let mut stop = nodes >= self.cap;
         self.next_check = (nodes + 2048).min(self.cap.max(nodes + 1));
         let nodes = match &self.pool {

@@ -57,6 +57,7 @@
 
 mod budget;
 mod keys;
+mod lockstep;
 mod path;
 mod search;
 
@@ -64,6 +65,7 @@ pub(super) use budget::Pool;
 use keys::mix;
 pub(super) use keys::{child_key, line_key};
 pub use keys::{tt_key_fingerprint, tt_key_of_line};
+pub(super) use lockstep::Lockstep;
 pub(super) use search::{BUSY_WEIGHT, Busy, Search};
 
 use super::Prover;

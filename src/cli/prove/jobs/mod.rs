@@ -128,6 +128,11 @@ pub(crate) struct ManyArgs {
     /// (0: the best child's subtree is filled first, the default).
     #[arg(long, default_value_t = 0.0, hide = true, value_name = "F")]
     job_spread: f64,
+    /// With --executor sim: workers a selection leaves idle go to the jobs
+    /// it sends as more search threads (in lockstep), up to T a job (0:
+    /// every job has --job-threads).
+    #[arg(long, default_value_t = 0, hide = true, value_name = "T")]
+    job_widen: usize,
     /// Factor of a child's budget over its parent's.
     #[arg(long, default_value_t = 2, hide = true)]
     job_growth: u64,
@@ -244,6 +249,7 @@ impl ManyArgs {
                 (self.sim_rate.is_some(), "--sim-rate"),
                 (self.sim_latency.is_some(), "--sim-latency"),
                 (self.sim_baseline.is_some(), "--sim-baseline"),
+                (self.job_widen > 0, "--job-widen"),
             ] {
                 if given {
                     bail!(
@@ -551,6 +557,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         excerpts: !many.no_table_excerpts && !shares,
         deep: many.job_deep_expand,
         spread: many.job_spread,
+        widen: many.job_widen.min(crate::search::MAX_THREADS),
         min_nodes: exec.min_job_nodes(many.job_nodes),
     };
     let show = io::stderr().is_terminal() && !args.json;
