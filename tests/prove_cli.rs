@@ -845,3 +845,48 @@ fn a_proof_along_a_guide_proves_the_line_before_it() {
     assert_eq!(v.status.code(), Some(0), "{out}");
     assert!(out.contains("root line:   1. e3 d5\n"), "{out}");
 }
+
+#[test]
+fn a_threaded_search_in_lockstep_repeats_to_the_node() {
+    // Three threads taking turns (as a simulated job of three threads
+    // runs): two runs search the same nodes, the busiest thread's share
+    // is the report's span, and the proof certifies.
+    let dir = util::temp_dir("lockstep");
+    let run = |name: &str| {
+        let db = dir.join(name);
+        let out = util::command()
+            .args(["prove", "--db"])
+            .arg(&db)
+            .args([
+                "--jobs",
+                "3",
+                "--lockstep",
+                "--memory",
+                "16M",
+                "--json",
+                "d4",
+            ])
+            .output()
+            .unwrap();
+        (util::ok_json(&out), db)
+    };
+    let (a, db) = run("a.redb");
+    let (b, _) = run("b.redb");
+    assert_eq!(a["result"], "proven", "{a}");
+    for k in [
+        "nodes",
+        "other_threads_nodes",
+        "span_nodes",
+        "proof_positions",
+    ] {
+        assert_eq!(a[k], b[k], "{k}: {a} against {b}");
+    }
+    let (nodes, span) = (
+        a["nodes"].as_u64().unwrap(),
+        a["span_nodes"].as_u64().unwrap(),
+    );
+    assert!(a["other_threads_nodes"].as_u64().unwrap() > 0, "{a}");
+    assert!(span < nodes, "{a}");
+    util::assert_store_certified(&db, &["d4"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
