@@ -142,6 +142,9 @@ pub struct MasterConfig {
     /// simulated cluster, where a job of T threads takes T workers; 0 or
     /// 1: every job has `budget.threads`).
     pub widen: usize,
+    /// With `widen`: threads a job asks for each first budget in its own
+    /// (1: a job of twice the first budget asks for two).
+    pub widen_per_budget: u64,
 }
 
 /// Which of a node's siblings a job's thresholds are set against: a job
@@ -800,9 +803,10 @@ impl Master<'_, '_> {
 
     /// Search threads for the next job sent, of node budget `budget`, with
     /// `left` picks of this selection still to send (this one included):
-    /// `budget.threads`; with [`Config::widen`], a thread for each first
-    /// budget in its budget (a job whose budget has doubled along a line
-    /// that keeps running out gets twice the workers), and at least its
+    /// `budget.threads`; with [`Config::widen`], [`Config::widen_per_budget`]
+    /// threads for each first budget in its budget (a job whose budget has
+    /// doubled along a line that keeps running out gets twice the
+    /// workers), and at least its
     /// share of the workers the picks leave idle (the first picks, the
     /// most proving, get the remainder). `None`: fewer workers are free
     /// than its budget asks, so it waits for them.
@@ -813,8 +817,9 @@ impl Master<'_, '_> {
         }
         let most = self.cfg.widen.max(base).min(self.cfg.jobs.max(1));
         let free = self.cfg.jobs.saturating_sub(exec.running());
-        let by_budget =
-            (budget / self.cfg.budget.nodes.max(1)).clamp(base as u64, most as u64) as usize;
+        let by_budget = (budget / self.cfg.budget.nodes.max(1))
+            .saturating_mul(self.cfg.widen_per_budget.max(1))
+            .clamp(base as u64, most as u64) as usize;
         if by_budget > free {
             return None;
         }

@@ -133,6 +133,10 @@ pub(crate) struct ManyArgs {
     /// every job has --job-threads).
     #[arg(long, default_value_t = 0, hide = true, value_name = "T")]
     job_widen: usize,
+    /// With --job-widen: threads a job asks for each first budget
+    /// (--job-nodes) in its own budget.
+    #[arg(long, default_value_t = 1, hide = true, value_name = "K")]
+    job_widen_per_budget: u64,
     /// Factor of a child's budget over its parent's.
     #[arg(long, default_value_t = 2, hide = true)]
     job_growth: u64,
@@ -558,6 +562,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         deep: many.job_deep_expand,
         spread: many.job_spread,
         widen: many.job_widen.min(crate::search::MAX_THREADS),
+        widen_per_budget: many.job_widen_per_budget,
         min_nodes: exec.min_job_nodes(many.job_nodes),
     };
     let show = io::stderr().is_terminal() && !args.json;
