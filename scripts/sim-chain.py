@@ -7,7 +7,8 @@ that ended last: each job's link before it is the latest job ended by
 the time it was sent whose line is a prefix of its own (the job whose
 result expanded, stopped or re-numbered the node it went to). Prints
 the chain, one job a row, and what its time is made of: the links'
-search (nodes / rate), their latency, and the time a link waited after
+search (their busiest thread's nodes / rate: a job of T threads,
+`threads`, has searched T times that in all), their latency, and the time a link waited after
 the one before it ended (the master sent it later: the workers were
 all out, or the selection went elsewhere first).
 
@@ -52,18 +53,18 @@ def main():
             break
         chain.append(max(before, key=lambda k: (k["ended_s"], k["id"])))
     chain.reverse()
-    print(f"{'sent':>8} {'ended':>8} {'wait':>6} {'search':>7} {'nodes':>12} {'budget':>12}  outcome      line")
+    print(f"{'sent':>8} {'ended':>8} {'wait':>6} {'search':>7} {'threads':>7} {'nodes':>12} {'budget':>12}  outcome      line")
     search = wait = 0.0
     prev_end = 0.0
     for j in chain:
-        s = j["nodes"] / rate
+        s = j.get("span_nodes", j["nodes"]) / rate
         w = j["sent_s"] - prev_end
         search += s
         wait += w
         prev_end = j["ended_s"]
         outcome = j["outcome"] + (f"/{j['stopped_by']}" if j.get("stopped_by") else "")
         print(
-            f"{j['sent_s']:8.2f} {j['ended_s']:8.2f} {w:6.2f} {s:7.2f} {j['nodes']:12,} "
+            f"{j['sent_s']:8.2f} {j['ended_s']:8.2f} {w:6.2f} {s:7.2f} {j.get('threads', 1):7} {j['nodes']:12,} "
             f"{j['budget_nodes']:12,}  {outcome:12} {j['line']}"
         )
     print(
