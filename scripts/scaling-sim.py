@@ -16,7 +16,9 @@ not run again, so an interrupted measurement resumes.
       [--baseline-nodes N] "e3 f5" "e3 a5" ...
 
 --sim-args adds options to every simulated run (recorded in the TSV's
-sim_args column, part of what makes a row the same run); --baseline-nodes
+sim_args column, part of what makes a row the same run); in them {P}
+stands for the run's workers and {P/N} for P // N, at least 1 (options
+that grow with the cluster: --sim-args "--job-widen {P/2}"); --baseline-nodes
 gives one process's nodes instead of proving the line once more (one line
 only: 1.e3 a5 is 164,797,342 nodes at the default settings).
 
@@ -26,6 +28,7 @@ Then scripts/plot-scaling.py draws the TSV (docs/scaling-sim.svg).
 import argparse
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -60,6 +63,13 @@ def prove(bin_, scratch, args, line):
     except json.JSONDecodeError:
         sys.exit(f"scaling-sim: {' '.join(cmd)} failed (exit {r.returncode}): {r.stderr.strip()}")
     return out, wall
+
+
+def for_p(args, p):
+    """--sim-args for P workers: {P} is P, {P/N} is P // N (at least 1)."""
+    def one(m):
+        return str(max(1, p // int(m.group(1))) if m.group(1) else p)
+    return [re.sub(r"\{P(?:/([1-9][0-9]*))?\}", one, w) for w in args]
 
 
 def number(s):
@@ -119,7 +129,8 @@ def main():
                 print(f"{line}: one process {base} nodes, {wall:.1f} s", flush=True)
             p = a.min_p
             while p <= a.max_p:
-                key = (line, p, number(a.rate), number(a.latency), a.job_nodes, " ".join(sim_args))
+                key = (line, p, number(a.rate), number(a.latency), a.job_nodes,
+                       " ".join(for_p(sim_args, p)))
                 if key in done:
                     p *= 2
                     continue
@@ -128,14 +139,15 @@ def main():
                         "--memory", a.memory, "--job-nodes", a.job_nodes]
                 if a.limit:
                     args += ["--limit", a.limit]
-                args += sim_args
+                run_args = for_p(sim_args, p)
+                args += run_args
                 out, wall = prove(bin_, scratch, args, line)
                 s = out["sim"]
                 row = [line, p, out["result"], base, s["rate_nodes_per_s"], s["latency_s"],
                        a.job_nodes, f"{s['virtual_s']:.3f}", f"{s['speedup']:.3f}",
                        f"{s['efficiency']:.4f}", f"{s['work_inflation']:.3f}",
                        f"{s['busy_fraction']:.4f}", s["jobs"], s["job_nodes"],
-                       s["real_nodes"], f"{wall:.1f}", " ".join(sim_args)]
+                       s["real_nodes"], f"{wall:.1f}", " ".join(run_args)]
                 # In the file's own columns (an older TSV has no sim_args).
                 cells = dict(zip(COLUMNS, row))
                 with open(a.out, "a") as f:

@@ -254,6 +254,7 @@ impl ManyArgs {
                 (self.sim_latency.is_some(), "--sim-latency"),
                 (self.sim_baseline.is_some(), "--sim-baseline"),
                 (self.job_widen > 0, "--job-widen"),
+                (self.job_widen_per_budget != 1, "--job-widen-per-budget"),
             ] {
                 if given {
                     bail!(
