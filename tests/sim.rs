@@ -227,6 +227,10 @@ fn bad_simulation_settings_are_usage_errors_naming_the_option() {
         ),
         (&["--jobs", "1000000", "--sim-rate", "1M"][..], "--jobs"),
         (&["--jobs", "0", "--sim-rate", "1M"][..], "--jobs"),
+        (
+            &["--jobs", "2", "--sim-rate", "1M", "--job-threads", "4"][..],
+            "--job-threads",
+        ),
         (&["--sim-rate", "1M"][..], "--jobs"),
         (
             &["--jobs", "4", "--sim-rate", "1M", "--job-max-nodes", "500"][..],

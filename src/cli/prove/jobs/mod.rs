@@ -272,6 +272,14 @@ impl ManyArgs {
             real_threads: 1,
         }
         .check()?;
+        // A job of T threads takes T simulated workers: it must fit.
+        let workers = self.jobs.unwrap_or(1) as usize;
+        if self.job_threads > workers {
+            bail!(
+                "--job-threads {}: a simulated job of T threads takes T workers, and --jobs gives {workers}",
+                self.job_threads
+            );
+        }
         Ok(())
     }
 
