@@ -47,7 +47,9 @@ fn one_thread() -> u32 {
     1
 }
 
-fn is_one_thread(t: &u32) -> bool {
+/// Whether a job's `threads` is the default one (left out of its files
+/// and reports).
+pub(super) fn is_one_thread(t: &u32) -> bool {
     *t == 1
 }
 

@@ -491,6 +491,11 @@ impl Master<'_, '_> {
                     settled = true;
                     continue;
                 }
+                let Some(threads) = self.threads_for(exec, picks - k, n.budget) else {
+                    // Held until the workers it needs are free: nothing
+                    // else goes out before it.
+                    return Ok(sent);
+                };
                 let id_s = format!("g{}-n{id}-a{}", self.top.header.generation, n.attempts);
                 let path = self.cfg.work_dir.join(format!("{id_s}.json"));
                 // A stale result or certificate of this name is never
@@ -531,12 +536,6 @@ impl Master<'_, '_> {
                         (root, replayed.split_off(start))
                     }
                     _ => (pos, Vec::new()),
-                };
-                let Some(threads) = self.threads_for(exec, picks - k, n.budget) else {
-                    // Held until the workers it needs are free: nothing
-                    // else goes out before it.
-                    let _ = std::fs::remove_file(&path);
-                    return Ok(sent);
                 };
                 let mut job = Job::new(
                     id_s,
@@ -806,10 +805,10 @@ impl Master<'_, '_> {
     /// `budget.threads`; with [`Config::widen`], [`Config::widen_per_budget`]
     /// threads for each first budget in its budget (a job whose budget has
     /// doubled along a line that keeps running out gets twice the
-    /// workers), and at least its
-    /// share of the workers the picks leave idle (the first picks, the
-    /// most proving, get the remainder). `None`: fewer workers are free
-    /// than its budget asks, so it waits for them.
+    /// workers), and at least its share of the workers the picks leave
+    /// idle (the first picks, the most proving, get the remainder).
+    /// `None`: fewer workers are free than its budget asks, so it waits
+    /// for them (before anything of the job is made).
     fn threads_for(&self, exec: &dyn Executor, left: usize, budget: u64) -> Option<u32> {
         let base = self.cfg.budget.threads.max(1) as usize;
         if self.cfg.widen <= 1 || left == 0 {

@@ -33,10 +33,6 @@ impl MasterResult {
     }
 }
 
-fn is_one(t: &u32) -> bool {
-    *t == 1
-}
-
 /// One job's figures.
 #[derive(Clone, Debug, Serialize)]
 pub struct JobFigure {
@@ -51,7 +47,7 @@ pub struct JobFigure {
     /// Its node budget.
     pub budget_nodes: u64,
     /// Its search threads (omitted: one).
-    #[serde(skip_serializing_if = "is_one")]
+    #[serde(skip_serializing_if = "crate::jobs::job::is_one_thread")]
     pub threads: u32,
     /// `proven`, `disproven`, `unresolved`, or `rejected`.
     pub outcome: String,

@@ -265,15 +265,15 @@ impl ManyArgs {
             return Ok(());
         }
         // Before anything is made: the rate (when given) and the latency.
+        let workers = self.jobs.unwrap_or(1) as usize;
         SimConfig {
-            workers: self.jobs.unwrap_or(1) as usize,
+            workers,
             rate: self.sim_rate.unwrap_or(1.0),
             latency: self.sim_latency.unwrap_or(SIM_LATENCY_S),
             real_threads: 1,
         }
         .check()?;
         // A job of T threads takes T simulated workers: it must fit.
-        let workers = self.jobs.unwrap_or(1) as usize;
         if self.job_threads > workers {
             bail!(
                 "--job-threads {}: a simulated job of T threads takes T workers, and --jobs gives {workers}",
