@@ -1039,6 +1039,72 @@ fn a_job_asking_for_more_memory_than_the_machine_has_clamps_its_table() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The job-level search's settings given to a plain search (no
+/// `--executor`, or `--executor search`) are usage errors naming them,
+/// before any file is made: `--state` there used to be ignored, so a long
+/// run its user thought saved kept no state at all.
+#[test]
+fn job_settings_with_a_plain_search_are_refused_naming_them() {
+    let dir = util::temp_dir("plain-job-settings");
+    let db = dir.join("t.redb");
+    let state = dir.join("s.state");
+    let state_arg = state.display().to_string();
+    let work = dir.join("w").display().to_string();
+    for (args, named) in [
+        (vec!["--state", state_arg.as_str()], "--state"),
+        (vec!["--state-every", "1m"], "--state-every"),
+        (vec!["--job-nodes", "2M"], "--job-nodes"),
+        (vec!["--work-dir", work.as_str()], "--work-dir"),
+        (vec!["--no-shared-table"], "--no-shared-table"),
+        (
+            vec![
+                "--executor",
+                "search",
+                "--jobs",
+                "2",
+                "--state",
+                state_arg.as_str(),
+            ],
+            "--state",
+        ),
+    ] {
+        let out = Command::new(EXE)
+            .args(["prove", "--db"])
+            .arg(&db)
+            .args(&args)
+            .args(["e3", "d5"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("{named} is a setting of the job-level search")),
+            "{args:?}: {err}"
+        );
+        assert!(!db.exists() && !state.exists(), "{args:?}: a file was made");
+    }
+    // With a job executor the same state file is taken.
+    let out = Command::new(EXE)
+        .args(["prove", "--db"])
+        .arg(&db)
+        .args([
+            "--executor",
+            "threads",
+            "--jobs",
+            "1",
+            "--memory",
+            "16M",
+            "--state",
+        ])
+        .arg(&state)
+        .args(["e3", "d5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(state.is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `--state FILE`: a run saves its state as it goes; on a fresh machine
 /// (its store and work directory deleted) the same command restores it
 /// and finishes, the proof certified. A damaged file, a file of another

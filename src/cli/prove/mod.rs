@@ -121,6 +121,7 @@ pub struct ProveArgs {
 pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let job_executor = args.many.job_executor();
     args.many.check_sim_options()?;
+    args.many.check_job_options()?;
     check_memory(&args)?;
     check_outputs(&args)?;
     if args.smaller_proof && (job_executor || args.rules.rule_set().fifty_move) {

@@ -283,6 +283,69 @@ impl ManyArgs {
         Ok(())
     }
 
+    /// The job-level search's settings are refused with a plain search
+    /// (`--executor search`, the default), which runs no jobs and would
+    /// ignore them: `--state` above all, whose run would keep no state.
+    /// The --sim-* settings are [`Self::check_sim_options`]'s.
+    pub(super) fn check_job_options(&self) -> anyhow::Result<()> {
+        if self.executor != ExecutorKind::Search {
+            return Ok(());
+        }
+        /// The settings as given with none of them.
+        #[derive(clap::Parser)]
+        struct Defaults {
+            #[command(flatten)]
+            many: ManyArgs,
+        }
+        let d = <Defaults as clap::Parser>::try_parse_from(["prove"])
+            .map_err(|e| anyhow!("the job settings' defaults: {e}"))?
+            .many;
+        macro_rules! refuse_given {
+            ($($field:ident => $flag:literal),* $(,)?) => {
+                $(
+                    if format!("{:?}", self.$field) != format!("{:?}", d.$field) {
+                        let why = if $flag.starts_with("--state") {
+                            " (a plain search keeps no run state: its work would not outlive its machine)"
+                        } else {
+                            ""
+                        };
+                        bail!(
+                            "{} is a setting of the job-level search, which --executor search (the default) does not run{why}: give it with --executor threads, local, slurm, srun or sim",
+                            $flag
+                        );
+                    }
+                )*
+            };
+        }
+        refuse_given!(
+            state => "--state",
+            state_every => "--state-every",
+            state_records => "--state-records",
+            state_tt => "--state-tt",
+            work_dir => "--work-dir",
+            job_nodes => "--job-nodes",
+            job_max_nodes => "--job-max-nodes",
+            job_threads => "--job-threads",
+            job_time => "--job-time",
+            job_focus => "--job-focus",
+            job_speculation => "--job-speculation",
+            job_expand_loser_nodes => "--job-expand-loser-nodes",
+            job_thresholds_all_siblings => "--job-thresholds-all-siblings",
+            job_thresholds_free_leaves => "--job-thresholds-free-leaves",
+            job_threshold_margin => "--job-threshold-margin",
+            job_deep_expand => "--job-deep-expand",
+            job_spread => "--job-spread",
+            job_growth => "--job-growth",
+            slurm_args => "--slurm-args",
+            slurm_grace => "--slurm-grace",
+            slurm_patience => "--slurm-patience",
+            no_shared_table => "--no-shared-table",
+            no_table_excerpts => "--no-table-excerpts",
+            worker => "--worker",
+        );
+        Ok(())
+    }
+
     /// Jobs at once for a job executor: `--jobs`, else this machine's
     /// cores for the local and threads executors, and the allocation's
     /// tasks (`SLURM_NTASKS`) for srun; Slurm needs it given.
