@@ -890,3 +890,103 @@ fn a_threaded_search_in_lockstep_repeats_to_the_node() {
     util::assert_store_certified(&db, &["d4"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `prove --state FILE` with a plain search: the state (the table's
+/// entries of most work, the records the search wrote) is saved every
+/// `--state-every` and when the search stops, so a run killed with
+/// SIGKILL keeps its last save; on a fresh machine (store and saved table
+/// deleted) the same command restores it and finishes, the proof
+/// certified. Another line's state, a damaged file and a plain state
+/// given to a job-level search are refused (exit 2), naming why.
+#[test]
+fn a_plain_run_state_outlives_a_killed_machine() {
+    let dir = util::temp_dir("plain-state");
+    let db = dir.join("t.redb");
+    let state = dir.join("g6.state.zst");
+    let with_state = |extra: &[&str]| {
+        let mut a = vec!["--memory", "64M", "--checkpoint-size", "300", "--state"];
+        a.push(state.to_str().unwrap());
+        a.extend(["--state-every", "0.2s"]);
+        a.extend(extra);
+        a.extend(["e3", "g6"]);
+        a.iter().map(|s| s.to_string()).collect::<Vec<String>>()
+    };
+    let mut child = util::command()
+        .arg("prove")
+        .arg("--db")
+        .arg(&db)
+        .args(with_state(&[]))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !state.exists() && child.try_wait().unwrap().is_none() && t.elapsed().as_secs() < 120 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill(); // SIGKILL, once a state is saved
+    child.wait().unwrap();
+    if !state.exists() {
+        // Proven before its first save: a stopped run saves one too.
+        let a = with_state(&["--limit", "20000"]);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let o = prove(&db, &a);
+        assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
+    }
+    assert!(state.is_file());
+    // A fresh machine: nothing but the state file.
+    for f in [db.clone(), dir.join("t.redb.table")] {
+        let _ = std::fs::remove_file(f);
+    }
+    let a = with_state(&["--json"]);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let o = prove(&db, &a);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert!(
+        util::stderr(&o).contains("run state read from"),
+        "{}",
+        util::stderr(&o)
+    );
+    assert_eq!(util::json(&o)["result"], "proven");
+    util::assert_store_certified(&db, &["e3", "g6"]);
+    // Refused: another line's search, a damaged file, a job-level search.
+    let other = dir.join("other.redb");
+    let s = state.to_str().unwrap();
+    let o = prove(&other, &["--state", s, "e3", "e6"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        util::stderr(&o).contains("not of this one"),
+        "{}",
+        util::stderr(&o)
+    );
+    let damaged = dir.join("damaged.zst");
+    let bytes = std::fs::read(&state).unwrap();
+    std::fs::write(&damaged, &bytes[..bytes.len() / 2]).unwrap();
+    let o = prove(&other, &["--state", damaged.to_str().unwrap(), "e3", "g6"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        util::stderr(&o).contains("not a valid search state file"),
+        "{}",
+        util::stderr(&o)
+    );
+    let o = prove(
+        &other,
+        &[
+            "--executor",
+            "threads",
+            "--jobs",
+            "1",
+            "--state",
+            s,
+            "e3",
+            "g6",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        util::stderr(&o).contains("a plain search's state"),
+        "{}",
+        util::stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -315,7 +315,11 @@ fn encode(state: &RunState) -> Vec<u8> {
 /// Reads [`encode`]'s bytes.
 fn decode(b: &[u8]) -> Result<RunState, String> {
     if b.len() < MAGIC.len() + 32 || &b[..MAGIC.len()] != MAGIC {
-        return Err("it does not begin with the state file's magic line".into());
+        return Err(if b.starts_with(b"antiproof-search-state\n") {
+            "it is a plain search's state (give it with no --executor, or --executor search)".into()
+        } else {
+            "it does not begin with the state file's magic line".into()
+        });
     }
     let (body, digest) = b.split_at(b.len() - 32);
     if Sha256::digest(body).as_slice() != digest {

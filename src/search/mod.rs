@@ -17,6 +17,8 @@
 //!   extraction that takes moves into positions the proof holds anyway;
 //! * `walk`: walking a stored proof for exact figures;
 //! * `report`: progress reports, the final report, errors;
+//! * [`state`]: a plain search's run state, a small file that outlives
+//!   its machine;
 //! * [`run`]: the search policy of the command line (the search thread,
 //!   the stop flag on signals, the saved-tt files).
 //!
@@ -38,6 +40,7 @@ mod prover;
 mod report;
 pub mod run;
 mod shrink;
+pub mod state;
 pub mod tt;
 mod walk;
 mod write;

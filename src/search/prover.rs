@@ -153,6 +153,11 @@ impl<'s> Prover<'s> {
         }
     }
 
+    /// The search's transposition table.
+    pub fn table(&self) -> &super::tt::Tt {
+        &self.search.tt
+    }
+
     /// The table's `k` entries of most work ([`super::tt::Tt::most_worked`]).
     pub fn most_worked(&self, k: usize) -> Vec<(u64, super::tt::TtValue)> {
         self.search.tt.most_worked(k)
@@ -167,6 +172,29 @@ impl<'s> Prover<'s> {
     pub fn set_root_thresholds(&mut self, pn: u32, dn: u32, min_nodes: u64) {
         self.root_thresholds = (pn.max(1), dn.max(1));
         self.root_min_nodes = min_nodes;
+    }
+
+    /// Calls `save` with the table about once every `every` during the
+    /// search (at its limit checks, on the first search thread).
+    pub fn on_save(
+        &mut self,
+        every: std::time::Duration,
+        save: impl FnMut(&super::tt::Tt) + Send + 's,
+    ) {
+        self.search.budget.saver = Some(super::dfpn::Saver {
+            every,
+            next: std::time::Instant::now() + every,
+            save: Box::new(save),
+        });
+    }
+
+    /// Adds the key of every record this prover commits to the store from
+    /// now on to `keys`.
+    pub fn track_written(
+        &mut self,
+        keys: std::sync::Arc<std::sync::Mutex<Vec<crate::store::Key>>>,
+    ) {
+        self.writer.written_keys = Some(keys);
     }
 
     /// Calls `f` about once a second during the search.

@@ -2,13 +2,16 @@
 //! its transposition table, the search thread and its stack, and the stop
 //! flag that Ctrl-C (and SIGTERM, SIGHUP) set.
 
+use super::state::{SearchState, SearchStateError, SearchStateSave, SearchStateSaved};
 use super::{Config, ProgressFn, ProveReport, ProveResult, Prover, SearchError};
 use crate::rules::{Color, Position};
+use crate::store::Key;
 use crate::store::Store;
 use crate::tables::Tables;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Stack of the search thread: the search and the extraction recurse once
@@ -59,6 +62,21 @@ pub struct ProvingRun<'a> {
     pub db: &'a Path,
     /// Endgame tables, if any.
     pub tables: Option<&'a Tables>,
+    /// The run state it saves, if any.
+    pub state: Option<StateRun<'a>>,
+}
+
+/// A plain search's run state ([`super::state`]): where and how often it
+/// is saved, and what was read at the start.
+pub struct StateRun<'a> {
+    /// Where, how often and how much.
+    pub save: SearchStateSave,
+    /// The state read at the start, its records already put into the
+    /// store: its table entries seed a search that resumes no saved table
+    /// (a fresh machine), and its records' keys go into every save.
+    pub restored: Option<SearchState>,
+    /// Told each save (a line for stderr).
+    pub say: &'a (dyn Fn(&str) + Sync),
 }
 
 /// How a [`ProvingRun`] ended.
@@ -70,6 +88,10 @@ pub struct Finished {
     /// Where a stopped search saved its tt for the next run, and the
     /// file's size in bytes.
     pub saved_tt: Option<(PathBuf, u64)>,
+    /// Table entries put into the search from a restored run state.
+    pub state_seeded: u64,
+    /// What the last save of the run state wrote.
+    pub state_saved: Option<SearchStateSaved>,
 }
 
 /// What can go wrong in a [`ProvingRun`].
@@ -79,6 +101,8 @@ pub enum RunError {
     Search(SearchError),
     /// The tt of a stopped search could not be saved.
     SaveTt(PathBuf, std::io::Error),
+    /// The run state of a stopped search could not be saved.
+    SaveState(SearchStateError),
     /// The search thread panicked.
     Panicked,
 }
@@ -90,6 +114,7 @@ impl fmt::Display for RunError {
             RunError::SaveTt(p, e) => {
                 write!(f, "saving the transposition table to {}: {e}", p.display())
             }
+            RunError::SaveState(e) => write!(f, "saving the run state: {e}"),
             RunError::Panicked => write!(f, "the search thread panicked"),
         }
     }
@@ -119,6 +144,7 @@ pub fn prove<'a>(
             .name("prove".into())
             .stack_size(STACK_BYTES)
             .spawn_scoped(scope, move || -> Result<Finished, RunError> {
+                let rule_set = job.config.rule_set;
                 let mut prover = Prover::new(job.config, job.winner, Some(job.store))?;
                 if let Some(t) = job.tables {
                     prover.set_tables(t);
@@ -136,7 +162,52 @@ pub fn prove<'a>(
                 if let Some(f) = progress {
                     prover.on_progress(f);
                 }
+                let mut state_seeded = 0;
+                let mut last_save = None;
+                let saver = job.state.map(|st| {
+                    if !resumed && let Some(seed) = st.restored.as_ref().and_then(|r| r.tt_seed()) {
+                        prover.seed_table(seed);
+                        state_seeded = seed.len() as u64;
+                    }
+                    let keys: Vec<Key> = st
+                        .restored
+                        .as_ref()
+                        .map(|r| r.records.iter().map(|&(k, _, _)| k).collect())
+                        .unwrap_or_default();
+                    let keys = Arc::new(Mutex::new(keys));
+                    prover.track_written(keys.clone());
+                    StateSaver {
+                        save: st.save,
+                        keys,
+                        store: job.store,
+                        rule_set,
+                        root: job.root.pack().0,
+                        winner: job.winner,
+                        say: st.say,
+                    }
+                });
+                let saved_last = Arc::new(Mutex::new(None));
+                if let Some(s) = &saver {
+                    let (s, saved_last) = (s.clone(), saved_last.clone());
+                    let every = s.save.every;
+                    prover.on_save(every, move |tt| match s.save_now(tt) {
+                        Ok(done) => {
+                            *saved_last.lock().unwrap_or_else(|e| e.into_inner()) = Some(done)
+                        }
+                        // Told, and tried again at the next save: the
+                        // search goes on.
+                        Err(e) => (s.say)(&format!("warning: saving the run state: {e}")),
+                    });
+                }
                 let report = prover.prove(&job.root)?;
+                if let Some(s) = &saver {
+                    if report.result == ProveResult::Stopped {
+                        let tt = prover.table();
+                        last_save = Some(s.save_now(tt).map_err(RunError::SaveState)?);
+                    } else {
+                        last_save = *saved_last.lock().unwrap_or_else(|e| e.into_inner());
+                    }
+                }
                 // A stopped search keeps its tt for the next run; a
                 // finished one no longer needs it.
                 let mut saved_tt = None;
@@ -153,12 +224,66 @@ pub fn prove<'a>(
                     report,
                     resumed,
                     saved_tt,
+                    state_seeded,
+                    state_saved: last_save,
                 })
             })
             .expect("spawning the search thread")
             .join()
             .map_err(|_| RunError::Panicked)?
     })
+}
+
+/// What saves a plain search's run state, the same every time it is
+/// called.
+#[derive(Clone)]
+struct StateSaver<'a> {
+    save: SearchStateSave,
+    /// The keys of the records to keep: the restored state's, then what
+    /// the search committed.
+    keys: Arc<Mutex<Vec<Key>>>,
+    store: &'a Store,
+    rule_set: crate::store::RuleSet,
+    root: Key,
+    winner: Color,
+    say: &'a (dyn Fn(&str) + Sync),
+}
+
+impl StateSaver<'_> {
+    /// Saves the state now, with `tt`'s entries of most work, and says so.
+    fn save_now(&self, tt: &super::tt::Tt) -> Result<SearchStateSaved, SearchStateError> {
+        let keys = self.keys.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let (state, left) = super::state::collect(
+            self.store,
+            self.rule_set,
+            self.root,
+            self.winner,
+            &keys,
+            self.save.max_records,
+            tt,
+            self.save.max_tt,
+        )?;
+        let bytes = super::state::write(&self.save.path, &state)?;
+        let saved = SearchStateSaved {
+            records: state.records.len() as u64,
+            records_left: left,
+            tt_entries: state.tt.len() as u64,
+            bytes,
+        };
+        (self.say)(&format!(
+            "run state saved to {}: {} records{}, {} table entries, {} bytes",
+            self.save.path.display(),
+            saved.records,
+            if left > 0 {
+                format!(" ({left} more left out: --state-records)")
+            } else {
+                String::new()
+            },
+            saved.tt_entries,
+            saved.bytes
+        ));
+        Ok(saved)
+    }
 }
 
 #[cfg(test)]

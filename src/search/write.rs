@@ -65,6 +65,9 @@ pub(super) struct Writer<'s> {
     /// While deferring ([`Writer::defer`]): records written but not yet
     /// committed, by key, with their need.
     pending: Option<std::collections::HashMap<Key, (Record, Need)>>,
+    /// The keys of the records committed in this run, when kept (a plain
+    /// search saving its run state, [`super::state`]).
+    pub(super) written_keys: Option<std::sync::Arc<std::sync::Mutex<Vec<Key>>>>,
 }
 
 /// Reads records as a deferring [`Writer`] sees them: its records not yet
@@ -103,6 +106,7 @@ impl<'s> Writer<'s> {
             written: 0,
             error: None,
             pending: None,
+            written_keys: None,
         })
     }
 
@@ -362,11 +366,16 @@ impl Writer<'_> {
             return Ok(());
         };
         if self.rule_set.fifty_move {
-            s.put_batch_fifty(self.rule_set, batch)
+            s.put_batch_fifty(self.rule_set, batch)?;
         } else {
             let plain: Vec<(Key, Record)> = batch.iter().map(|&(k, r, _)| (k, r)).collect();
-            s.put_batch(self.rule_set, &plain)
+            s.put_batch(self.rule_set, &plain)?;
         }
+        if let Some(keys) = &self.written_keys {
+            let mut keys = keys.lock().unwrap_or_else(|e| e.into_inner());
+            keys.extend(batch.iter().map(|&(k, _, _)| k));
+        }
+        Ok(())
     }
 }
 

@@ -139,6 +139,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
             .without_fifty("prove --jobs with job executors")?;
         return jobs::run(&args);
     }
+    if args.many.plain_state()?.is_some() && (args.ladder || args.obligations.is_some()) {
+        bail!("--state saves the search of one line: not with --ladder or --obligations");
+    }
     if args.ladder {
         return super::ladder::run(&args);
     }
@@ -151,6 +154,8 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let winner = winner_of(&args, &pos, &played);
     let (limits, tables, store) = open_run(&args)?;
     let root_table = root_table_value(tables.as_ref(), &pos)?;
+    let say = |w: &str| eprintln!("antiproof: {w}");
+    let state = plain_state(&args, &store, rule_set, &pos, winner, &say)?;
     let config = Config {
         rule_set,
         tt_bytes: args.memory.bytes(),
@@ -184,9 +189,16 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         store: &store,
         db: &args.db,
         tables: tables.as_ref(),
+        state,
     };
     let warn = |w: &str| eprintln!("antiproof: warning: {w}");
     let finished = run::prove(job, progress, &warn)?;
+    if finished.state_seeded > 0 {
+        eprintln!(
+            "antiproof: the search started from the run state's {} table entries",
+            finished.state_seeded
+        );
+    }
     let (report, resumed, saved_tt) = (finished.report, finished.resumed, finished.saved_tt);
     if report.result == ProveResult::Proven {
         store_line_back(&store, rule_set, &start, &played, winner)?;
@@ -273,6 +285,61 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         ProveResult::Disproven => super::EXIT_NO,
         ProveResult::Stopped => super::EXIT_LIMIT,
     })
+}
+
+/// A plain search's run state (`--state FILE`): the file may not be one
+/// of the run's inputs; when it exists it must be this search's, and its
+/// records go into the store now (before the search loads the store's
+/// filter), its table entries when the search starts.
+fn plain_state<'a>(
+    args: &ProveArgs,
+    store: &Store,
+    rule_set: crate::store::RuleSet,
+    pos: &crate::rules::Position,
+    winner: crate::rules::Color,
+    say: &'a (dyn Fn(&str) + Sync),
+) -> anyhow::Result<Option<run::StateRun<'a>>> {
+    let Some(save) = args.many.plain_state()? else {
+        return Ok(None);
+    };
+    let known = crate::known::tree_paths(&args.known)?;
+    let mut inputs: Vec<&std::path::Path> = vec![args.db.as_path()];
+    inputs.extend(known.iter().map(std::path::PathBuf::as_path));
+    let saved_tt = run::tt_file(&args.db, args.tables.is_some());
+    inputs.push(&saved_tt);
+    crate::cli::check_output(&save.path, crate::fsutil::OutputKind::Beside, &inputs)?;
+    let absent = matches!(std::fs::symlink_metadata(&save.path),
+        Err(e) if e.kind() == io::ErrorKind::NotFound);
+    let restored = if !absent {
+        let st = crate::search::state::read(&save.path)?;
+        st.check_for(&save.path, rule_set, pos, winner)?;
+        let fresh = st.restore_records(store)?;
+        say(&format!(
+            "run state read from {}: {} records ({fresh} new in the store), {} table entries{}",
+            save.path.display(),
+            st.records.len(),
+            st.tt.len(),
+            if st.tt_seed().is_none() {
+                " (of another key scheme: not used)"
+            } else if saved_tt.exists() {
+                " (the saved table beside the store is resumed instead)"
+            } else {
+                ""
+            }
+        ));
+        Some(st)
+    } else {
+        say(&format!(
+            "no run state at {} yet: a fresh search, saved there as it goes",
+            save.path.display()
+        ));
+        None
+    };
+    Ok(Some(run::StateRun {
+        save,
+        restored,
+        say,
+    }))
 }
 
 /// With endgame tables, the table value of a root of 4 men or fewer (the

@@ -50,6 +50,7 @@ pub(super) fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u
             store: &store,
             db: &args.db,
             tables: tables.as_ref(),
+            state: None,
         };
         let finished = run::prove(job, None, &warn)?;
         let report = finished.report;

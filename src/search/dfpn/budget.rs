@@ -30,6 +30,19 @@ pub(in crate::search) struct Budget<'s> {
     /// search in lockstep ([`super::Lockstep`]): each limit check ends
     /// this thread's slice.
     pub(in crate::search) lockstep: Option<(std::sync::Arc<super::Lockstep>, usize)>,
+    /// Called with the table every so often (a plain search saving its
+    /// run state, [`crate::search::state`]).
+    pub(in crate::search) saver: Option<Saver<'s>>,
+}
+
+/// A call made with the table at most once every `every`.
+pub(in crate::search) struct Saver<'s> {
+    /// Time between two calls.
+    pub(in crate::search) every: Duration,
+    /// When the next call is due.
+    pub(in crate::search) next: Instant,
+    /// The call.
+    pub(in crate::search) save: Box<dyn FnMut(&Tt) + Send + 's>,
 }
 
 /// The nodes of the search threads of one run.
@@ -53,6 +66,7 @@ impl Budget<'_> {
             pooled: 0,
             cap: u64::MAX,
             lockstep: None,
+            saver: None,
         }
     }
 
@@ -117,6 +131,12 @@ impl Budget<'_> {
             && s.load(std::sync::atomic::Ordering::Relaxed)
         {
             stop = true;
+        }
+        if let Some(s) = self.saver.as_mut()
+            && now >= s.next
+        {
+            (s.save)(tt);
+            s.next = Instant::now() + s.every;
         }
         if now.duration_since(self.last_progress) >= Duration::from_secs(1) {
             self.last_progress = now;

@@ -61,7 +61,7 @@ mod lockstep;
 mod path;
 mod search;
 
-pub(super) use budget::Pool;
+pub(super) use budget::{Pool, Saver};
 use keys::mix;
 pub(super) use keys::{child_key, line_key};
 pub use keys::{tt_key_fingerprint, tt_key_of_line};

@@ -173,27 +173,31 @@ pub(crate) struct ManyArgs {
     /// leaf start from them. docs/prove.md, "Table excerpts".
     #[arg(long)]
     no_table_excerpts: bool,
-    /// Save the run state (the top tree with its numbers, what it proved
-    /// and disproved, and the proofs of its proven nodes up to
-    /// --state-records) to this zstd file every --state-every and when
-    /// the run stops; and, when the store holds no top tree of this line
-    /// (a fresh machine), restore it from this file first. Small (about
-    /// 5 MB at most): keep it in the repository, beside `proofs/`, which
-    /// `--known proofs/` loads back. docs/prove.md, "Runs that outlive
-    /// their machine".
+    /// Save the run state to this zstd file every --state-every and when
+    /// the run stops, and restore it first on a fresh machine. A job-level
+    /// search's holds its top tree with its numbers, what it proved and
+    /// disproved, and the proofs of its proven nodes up to
+    /// --state-records (restored when the store holds no top tree of this
+    /// line); a plain search's holds its table's entries of most work
+    /// (--state-tt) and the records it wrote (restored when no saved
+    /// table is beside the store). Small (about 5 MB at most): keep it in
+    /// the repository, beside `proofs/`, which `--known proofs/` loads
+    /// back. docs/prove.md, "Runs that outlive their machine".
     #[arg(long, value_name = "FILE")]
     state: Option<PathBuf>,
     /// Time between two saves of --state (`10m`, `1h`).
     #[arg(long, default_value = "5m", value_parser = crate::cli::values::limit, value_name = "TIME")]
     state_every: Limit,
-    /// Records of proven nodes' proofs --state may hold (each proof whole
-    /// or not at all, smallest first; what does not fit is proven again
-    /// after a restore unless --known holds it).
+    /// Records --state may hold: a job-level search's proven nodes'
+    /// proofs (each whole or not at all, smallest first), a plain
+    /// search's records in the order it wrote them. What does not fit is
+    /// proven again after a restore unless --known holds it.
     #[arg(long, default_value_t = crate::jobs::state::DEFAULT_RECORDS, value_name = "N")]
     state_records: usize,
-    /// Entries of the jobs' shared transposition table --state may hold
-    /// (those of most work: what the jobs learnt of the lines not closed
-    /// yet; 0: none). A resumed run puts them back into its shared table.
+    /// Entries of the transposition table --state may hold (the jobs'
+    /// shared table, or a plain search's own; those of most work: what
+    /// the search learnt of the lines not closed yet; 0: none). A resumed
+    /// run puts them back into its table.
     #[arg(long, default_value_t = crate::jobs::state::DEFAULT_TT_ENTRIES, value_name = "N")]
     state_tt: usize,
     /// The worker command instead of this program's `job run` (another
@@ -304,24 +308,25 @@ impl ManyArgs {
             ($($field:ident => $flag:literal),* $(,)?) => {
                 $(
                     if format!("{:?}", self.$field) != format!("{:?}", d.$field) {
-                        let why = if $flag.starts_with("--state") {
-                            " (a plain search keeps no run state: its work would not outlive its machine)"
-                        } else {
-                            ""
-                        };
+                        if $flag.starts_with("--state") {
+                            bail!("{} goes with --state FILE", $flag);
+                        }
                         bail!(
-                            "{} is a setting of the job-level search, which --executor search (the default) does not run{why}: give it with --executor threads, local, slurm, srun or sim",
+                            "{} is a setting of the job-level search, which --executor search (the default) does not run: give it with --executor threads, local, slurm, srun or sim",
                             $flag
                         );
                     }
                 )*
             };
         }
+        if self.state.is_none() {
+            refuse_given!(
+                state_every => "--state-every",
+                state_records => "--state-records",
+                state_tt => "--state-tt",
+            );
+        }
         refuse_given!(
-            state => "--state",
-            state_every => "--state-every",
-            state_records => "--state-records",
-            state_tt => "--state-tt",
             work_dir => "--work-dir",
             job_nodes => "--job-nodes",
             job_max_nodes => "--job-max-nodes",
@@ -344,6 +349,26 @@ impl ManyArgs {
             worker => "--worker",
         );
         Ok(())
+    }
+
+    /// Where and how often a plain search saves its run state
+    /// (`--state`, with `--state-every`, `--state-records`, `--state-tt`).
+    pub(super) fn plain_state(
+        &self,
+    ) -> anyhow::Result<Option<crate::search::state::SearchStateSave>> {
+        let Some(path) = &self.state else {
+            return Ok(None);
+        };
+        let every = match self.state_every {
+            Limit::Time(d) => d,
+            Limit::Nodes(_) => bail!("--state-every takes a time (`5m`, `1h`)"),
+        };
+        Ok(Some(crate::search::state::SearchStateSave {
+            path: path.clone(),
+            every,
+            max_records: self.state_records,
+            max_tt: self.state_tt,
+        }))
     }
 
     /// Jobs at once for a job executor: `--jobs`, else this machine's

@@ -1,0 +1,484 @@
+//! Run state of a plain search: what one df-pn search knows, in a small
+//! file that outlives its machine (`prove --state FILE` with no job
+//! executor).
+//!
+//! A plain search keeps its numbers in its transposition table, which it
+//! saves whole beside the store when it stops (gigabytes, on one machine,
+//! and nothing at all when the process is killed). The state file holds
+//! what a fresh machine needs to go on, written every `--state-every` and
+//! when the search stops:
+//!
+//! * the table's entries with the most work below them (up to
+//!   `--state-tt`): the search's proof and disproof numbers where it
+//!   worked longest. They are the prover's guesses, never proof: a proof
+//!   is still extracted from real positions and certified. They are kept
+//!   with a fingerprint of how the table's keys are made
+//!   ([`super::tt_key_fingerprint`]) and used only by a build that makes
+//!   keys alike;
+//! * the records this search wrote to the store (the proofs it
+//!   checkpointed), up to `--state-records`, with their needs under the
+//!   fifty-move rule.
+//!
+//! It names its rule set, root and winner, so the state of another search
+//! is refused. It is written atomically (a temporary file renamed over the
+//! old), zstd compressed, and ends with a SHA-256 of what it holds, so a
+//! damaged or cut file is refused, never half read.
+//!
+//! A job-level search has a state file of its own (`crate::jobs::state`,
+//! with its top tree); the two are told apart by their first line.
+//!
+//! # Layout (version 1), inside one zstd frame
+//!
+//! ```text
+//! magic    "antiproof-search-state\n"         23 bytes
+//! version  u32 LE = 1
+//! rules    u8 (Rules::code), fifty u8 (0 or 1)
+//! root     25 bytes (the packed position), winner u8 (0 white, 1 black)
+//! keys     u64 LE: the tt key fingerprint
+//! count    u64 LE: records
+//! records  count x (key 25 bytes, record 12 bytes, need u8)
+//! count    u64 LE: tt entries
+//! entries  count x (key u64 LE, pn u32 LE, dn u32 LE, work u32 LE)
+//! sha256   32 bytes of everything above
+//! ```
+
+use super::tt::{Tt, TtValue};
+use crate::rules::{Color, Position};
+use crate::store::{KEY_LEN, Key, Need, RECORD_LEN, Record, RuleSet, Rules, Store, StoreError};
+use sha2::{Digest, Sha256};
+use std::fmt;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 23] = b"antiproof-search-state\n";
+const VERSION: u32 = 1;
+
+/// A state file is refused past this size once decompressed.
+const MAX_BYTES: u64 = 1 << 30;
+
+/// Bytes of one table entry in the file.
+const ENTRY_LEN: usize = 20;
+
+/// What can go wrong saving or reading a search's state.
+#[derive(Debug)]
+pub enum SearchStateError {
+    /// The file could not be read or written.
+    Io(PathBuf, std::io::Error),
+    /// The file is not a search state this build reads.
+    Malformed(PathBuf, String),
+    /// The file is the state of another search.
+    Mismatch(PathBuf, String),
+    /// The store failed.
+    Store(StoreError),
+}
+
+impl fmt::Display for SearchStateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SearchStateError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            SearchStateError::Malformed(p, why) => {
+                write!(f, "{}: not a valid search state file: {why}", p.display())
+            }
+            SearchStateError::Mismatch(p, why) => write!(f, "{}: {why}", p.display()),
+            SearchStateError::Store(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for SearchStateError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SearchStateError::Io(_, e) => Some(e),
+            SearchStateError::Store(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<StoreError> for SearchStateError {
+    fn from(e: StoreError) -> SearchStateError {
+        SearchStateError::Store(e)
+    }
+}
+
+/// A plain search's state, as read from a file or collected from a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchState {
+    /// The rule set searched.
+    pub rule_set: RuleSet,
+    /// The root's packed position.
+    pub root: Key,
+    /// The side proven to win.
+    pub winner: Color,
+    /// How the tt entries' keys were made (0 with no entries).
+    pub tt_fingerprint: u64,
+    /// Records the search wrote, with their needs (the fifty-move rule's;
+    /// unused without it).
+    pub records: Vec<(Key, Record, Need)>,
+    /// The table's entries of most work, by key.
+    pub tt: Vec<(u64, TtValue)>,
+}
+
+/// Where and how often a plain search saves its state, and how much.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchStateSave {
+    /// The state file.
+    pub path: PathBuf,
+    /// Time between two saves while the search goes on (it is saved when
+    /// it stops too).
+    pub every: std::time::Duration,
+    /// Records it may hold.
+    pub max_records: usize,
+    /// Table entries it may hold.
+    pub max_tt: usize,
+}
+
+/// What a save wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchStateSaved {
+    /// Records written.
+    pub records: u64,
+    /// Records left out (past `max_records`).
+    pub records_left: u64,
+    /// Table entries written.
+    pub tt_entries: u64,
+    /// Bytes of the file.
+    pub bytes: u64,
+}
+
+impl SearchState {
+    /// The tt entries, if this build makes keys as the saving one did.
+    pub fn tt_seed(&self) -> Option<&[(u64, TtValue)]> {
+        (self.tt.is_empty() || self.tt_fingerprint == super::tt_key_fingerprint())
+            .then_some(&self.tt[..])
+    }
+
+    /// Refuses the state of another search than the one of `rule_set`
+    /// from `root` for `winner`, naming the difference.
+    pub fn check_for(
+        &self,
+        path: &Path,
+        rule_set: RuleSet,
+        root: &Position,
+        winner: Color,
+    ) -> Result<(), SearchStateError> {
+        if self.rule_set != rule_set {
+            return Err(SearchStateError::Mismatch(
+                path.to_path_buf(),
+                format!(
+                    "it is the state of a search under {}, not {}",
+                    self.rule_set.name(),
+                    rule_set.name()
+                ),
+            ));
+        }
+        if self.root != root.pack().0 || self.winner != winner {
+            let fen = Position::unpack(&crate::rules::PackedPosition(self.root))
+                .map(|p| p.to_fen())
+                .unwrap_or_else(|_| "?".into());
+            return Err(SearchStateError::Mismatch(
+                path.to_path_buf(),
+                format!(
+                    "it is the state of a search for {} from {fen}, not of this one ({} from {})",
+                    self.winner.to_string().to_lowercase(),
+                    winner.to_string().to_lowercase(),
+                    root.to_fen()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Writes the records the store does not hold yet into `store`;
+    /// returns how many.
+    pub fn restore_records(&self, store: &Store) -> Result<u64, StoreError> {
+        let mut written = 0;
+        for chunk in self.records.chunks(100_000) {
+            let reader = store.reader()?;
+            let mut fresh = Vec::with_capacity(chunk.len());
+            for &(k, r, n) in chunk {
+                if reader.get(self.rule_set, &k)?.is_none() {
+                    fresh.push((k, r, n));
+                }
+            }
+            drop(reader);
+            if self.rule_set.fifty_move {
+                store.put_batch_fifty(self.rule_set, &fresh)?;
+            } else {
+                let plain: Vec<(Key, Record)> = fresh.iter().map(|&(k, r, _)| (k, r)).collect();
+                store.put_batch(self.rule_set, &plain)?;
+            }
+            written += fresh.len() as u64;
+        }
+        Ok(written)
+    }
+}
+
+/// The state of the search of `rule_set` from `root` for `winner`: the
+/// records of `keys` that `store` holds (at most `max_records`, in the
+/// order given) and the `max_tt` entries of `tt` of most work.
+#[allow(clippy::too_many_arguments)]
+pub fn collect(
+    store: &Store,
+    rule_set: RuleSet,
+    root: Key,
+    winner: Color,
+    keys: &[Key],
+    max_records: usize,
+    tt: &Tt,
+    max_tt: usize,
+) -> Result<(SearchState, u64), StoreError> {
+    let reader = store.reader()?;
+    let mut records = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut left = 0u64;
+    for k in keys {
+        if !seen.insert(*k) {
+            continue;
+        }
+        if records.len() >= max_records {
+            left += 1;
+            continue;
+        }
+        if let Some((r, need)) = reader.get_entry(rule_set, k)? {
+            records.push((
+                *k,
+                r,
+                need.unwrap_or(crate::vocab::FIFTY_MOVE_PLIES as Need),
+            ));
+        }
+    }
+    let tt = tt.most_worked(max_tt);
+    Ok((
+        SearchState {
+            rule_set,
+            root,
+            winner,
+            tt_fingerprint: if tt.is_empty() {
+                0
+            } else {
+                super::tt_key_fingerprint()
+            },
+            records,
+            tt,
+        },
+        left,
+    ))
+}
+
+/// The file's bytes before compression.
+fn encode(s: &SearchState) -> Vec<u8> {
+    let mut b = Vec::with_capacity(128 + s.records.len() * 38 + s.tt.len() * ENTRY_LEN);
+    b.extend_from_slice(MAGIC);
+    b.extend_from_slice(&VERSION.to_le_bytes());
+    b.push(s.rule_set.stalemate.code());
+    b.push(s.rule_set.fifty_move as u8);
+    b.extend_from_slice(&s.root);
+    b.push(match s.winner {
+        Color::White => 0,
+        Color::Black => 1,
+    });
+    b.extend_from_slice(&s.tt_fingerprint.to_le_bytes());
+    b.extend_from_slice(&(s.records.len() as u64).to_le_bytes());
+    for (k, r, n) in &s.records {
+        b.extend_from_slice(k);
+        b.extend_from_slice(&r.to_bytes());
+        b.push(*n);
+    }
+    b.extend_from_slice(&(s.tt.len() as u64).to_le_bytes());
+    for (k, v) in &s.tt {
+        b.extend_from_slice(&k.to_le_bytes());
+        b.extend_from_slice(&v.pn.to_le_bytes());
+        b.extend_from_slice(&v.dn.to_le_bytes());
+        b.extend_from_slice(&v.work.to_le_bytes());
+    }
+    let digest = Sha256::digest(&b);
+    b.extend_from_slice(&digest);
+    b
+}
+
+/// Reads [`encode`]'s bytes.
+fn decode(b: &[u8]) -> Result<SearchState, String> {
+    if b.len() < MAGIC.len() + 32 || &b[..MAGIC.len()] != MAGIC {
+        return Err(if b.starts_with(b"antiproof-run-state\n") {
+            "it is a job-level search's state (give it with --executor threads, local, slurm, srun or sim)".into()
+        } else {
+            "it does not begin with the search state file's magic line".into()
+        });
+    }
+    let (body, digest) = b.split_at(b.len() - 32);
+    if Sha256::digest(body).as_slice() != digest {
+        return Err("its checksum does not match (damaged or cut short)".into());
+    }
+    let mut at = MAGIC.len();
+    let mut take = |n: usize| -> Result<&[u8], String> {
+        let s = body
+            .get(at..at + n)
+            .ok_or_else(|| format!("cut short at byte {at}"))?;
+        at += n;
+        Ok(s)
+    };
+    let u32_of = |s: &[u8]| u32::from_le_bytes(s.try_into().expect("4 bytes"));
+    let u64_of = |s: &[u8]| u64::from_le_bytes(s.try_into().expect("8 bytes"));
+    let version = u32_of(take(4)?);
+    if version != VERSION {
+        return Err(format!(
+            "layout version {version}, this build reads {VERSION}"
+        ));
+    }
+    let code = take(1)?[0];
+    let stalemate = Rules::from_code(code).ok_or_else(|| format!("rule-set code {code}"))?;
+    let fifty_move = match take(1)?[0] {
+        0 => false,
+        1 => true,
+        f => return Err(format!("fifty-move flag {f}")),
+    };
+    let root: Key = take(KEY_LEN)?.try_into().expect("25 bytes");
+    let winner = match take(1)?[0] {
+        0 => Color::White,
+        1 => Color::Black,
+        w => return Err(format!("winner {w}")),
+    };
+    let tt_fingerprint = u64_of(take(8)?);
+    let n = u64_of(take(8)?);
+    let mut records = Vec::new();
+    for _ in 0..n {
+        let key: Key = take(KEY_LEN)?.try_into().expect("25 bytes");
+        let rec = Record::from_bytes(take(RECORD_LEN)?.try_into().expect("12 bytes"))
+            .map_err(|e| format!("a record: {e}"))?;
+        let need = take(1)?[0];
+        records.push((key, rec, need));
+    }
+    let n = u64_of(take(8)?);
+    let mut tt = Vec::new();
+    for _ in 0..n {
+        let e = take(ENTRY_LEN)?;
+        tt.push((
+            u64_of(&e[..8]),
+            TtValue {
+                pn: u32_of(&e[8..12]),
+                dn: u32_of(&e[12..16]),
+                work: u32_of(&e[16..20]),
+            },
+        ));
+    }
+    if at != body.len() {
+        return Err(format!("{} bytes after the entries", body.len() - at));
+    }
+    Ok(SearchState {
+        rule_set: RuleSet {
+            stalemate,
+            fifty_move,
+        },
+        root,
+        winner,
+        tt_fingerprint,
+        records,
+        tt,
+    })
+}
+
+/// Writes `state` to `path` atomically, zstd compressed; returns the
+/// file's bytes.
+pub fn write(path: &Path, state: &SearchState) -> Result<u64, SearchStateError> {
+    let compressed = zstd::bulk::compress(&encode(state), 19)
+        .map_err(|e| SearchStateError::Io(path.to_path_buf(), e))?;
+    crate::fsutil::write_atomic(path, |w| w.write_all(&compressed))
+        .map_err(|e| SearchStateError::Io(path.to_path_buf(), e))?;
+    Ok(compressed.len() as u64)
+}
+
+/// Reads a state file.
+pub fn read(path: &Path) -> Result<SearchState, SearchStateError> {
+    let io = |e| SearchStateError::Io(path.to_path_buf(), e);
+    let file = crate::fsutil::open_regular(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    zstd::stream::read::Decoder::new(file)
+        .map_err(io)?
+        .take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| SearchStateError::Malformed(path.to_path_buf(), format!("zstd: {e}")))?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(SearchStateError::Malformed(
+            path.to_path_buf(),
+            format!("more than {MAX_BYTES} bytes once decompressed"),
+        ));
+    }
+    decode(&bytes).map_err(|why| SearchStateError::Malformed(path.to_path_buf(), why))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::WinLoss;
+    use crate::vocab::MoveCode;
+
+    fn sample(rule_set: RuleSet) -> SearchState {
+        let root = Position::startpos();
+        let rec = Record {
+            verdict: WinLoss::Win,
+            flags: 0,
+            mv: MoveCode::NONE,
+            size: 7,
+        };
+        SearchState {
+            rule_set,
+            root: root.pack().0,
+            winner: Color::White,
+            tt_fingerprint: crate::search::tt_key_fingerprint(),
+            records: vec![(root.pack().0, rec, 9)],
+            tt: vec![(
+                42,
+                TtValue {
+                    pn: 3,
+                    dn: 4,
+                    work: 5,
+                },
+            )],
+        }
+    }
+
+    #[test]
+    fn a_state_reads_back_as_written_and_a_damaged_one_is_refused() {
+        for rule_set in [
+            RuleSet::from(Rules::International),
+            RuleSet {
+                stalemate: Rules::Joint,
+                fifty_move: true,
+            },
+        ] {
+            let s = sample(rule_set);
+            let b = encode(&s);
+            assert_eq!(decode(&b).unwrap(), s);
+            let mut bad = b.clone();
+            let mid = bad.len() / 2;
+            bad[mid] ^= 1;
+            assert!(decode(&bad).unwrap_err().contains("checksum"));
+            assert!(decode(&b[..b.len() - 1]).is_err());
+        }
+        assert!(
+            decode(b"antiproof-run-state\n and more bytes than the digest needs ....")
+                .unwrap_err()
+                .contains("job-level")
+        );
+    }
+
+    #[test]
+    fn the_state_of_another_search_is_refused_naming_it() {
+        let s = sample(RuleSet::from(Rules::International));
+        let p = Path::new("s.zst");
+        let start = Position::startpos();
+        s.check_for(p, RuleSet::from(Rules::International), &start, Color::White)
+            .unwrap();
+        let e = s
+            .check_for(p, RuleSet::from(Rules::Joint), &start, Color::White)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("under"), "{e}");
+        let e = s
+            .check_for(p, RuleSet::from(Rules::International), &start, Color::Black)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("for white"), "{e}");
+    }
+}
