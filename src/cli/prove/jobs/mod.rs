@@ -197,9 +197,11 @@ pub(crate) struct ManyArgs {
     /// Entries of the transposition table --state may hold (the jobs'
     /// shared table, or a plain search's own; those of most work: what
     /// the search learnt of the lines not closed yet; 0: none). A resumed
-    /// run puts them back into its table.
-    #[arg(long, default_value_t = crate::jobs::state::DEFAULT_TT_ENTRIES, value_name = "N")]
-    state_tt: usize,
+    /// run puts them back into its table. Default 100,000 for a job-level
+    /// search, 400,000 for a plain one (docs/prove.md, "A plain search's
+    /// state").
+    #[arg(long, value_name = "N")]
+    state_tt: Option<usize>,
     /// The worker command instead of this program's `job run` (another
     /// engine; the job file is its last argument).
     #[arg(long, hide = true, value_name = "COMMAND")]
@@ -367,7 +369,9 @@ impl ManyArgs {
             path: path.clone(),
             every,
             max_records: self.state_records,
-            max_tt: self.state_tt,
+            max_tt: self
+                .state_tt
+                .unwrap_or(crate::search::state::DEFAULT_TT_ENTRIES),
         }))
     }
 
@@ -607,7 +611,9 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
                 path: path.clone(),
                 every,
                 max_records: many.state_records,
-                max_tt: many.state_tt,
+                max_tt: many
+                    .state_tt
+                    .unwrap_or(crate::jobs::state::DEFAULT_TT_ENTRIES),
             })
         }
     };
