@@ -72,6 +72,16 @@ fn absurd_values_exit_2_naming_the_bound() {
         ];
         rejected(&args, &[option, bound]);
     }
+    for option in ["--state-tt", "--state-records"] {
+        rejected(
+            &["prove", "--state", "s.zst", option, "99999999999", "e3"],
+            &[option, "0..=10000000"],
+        );
+    }
+    rejected(
+        &["prove", "--state", "s.zst", "--state-every", "0s", "e3"],
+        &["--state-every", "at least 0.1 s apart"],
+    );
     rejected(&["perft", "99"], &["0..=20"]);
     rejected(&["tables", "build", "--men", "9"], &["--men", "2..=4"]);
     rejected(

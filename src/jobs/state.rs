@@ -93,7 +93,8 @@ pub enum StateError {
 impl fmt::Display for StateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StateError::Io(p, e) => write!(f, "run state {}: {e}", p.display()),
+            // The cause is the source.
+            StateError::Io(p, _) => write!(f, "run state {}", p.display()),
             StateError::Malformed(p, why) => {
                 write!(
                     f,
@@ -111,7 +112,8 @@ impl std::error::Error for StateError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             StateError::Io(_, e) => Some(e),
-            StateError::Store(e) => Some(e),
+            // Transparent: its message is the store error's own.
+            StateError::Store(e) => e.source(),
             _ => None,
         }
     }

@@ -81,11 +81,16 @@ pub enum SearchStateError {
 impl fmt::Display for SearchStateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SearchStateError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            // The cause is the source.
+            SearchStateError::Io(p, _) => write!(f, "run state {}", p.display()),
             SearchStateError::Malformed(p, why) => {
-                write!(f, "{}: not a valid search state file: {why}", p.display())
+                write!(
+                    f,
+                    "run state {}: not a valid search state file: {why}",
+                    p.display()
+                )
             }
-            SearchStateError::Mismatch(p, why) => write!(f, "{}: {why}", p.display()),
+            SearchStateError::Mismatch(p, why) => write!(f, "run state {}: {why}", p.display()),
             SearchStateError::Store(e) => write!(f, "{e}"),
         }
     }
@@ -95,7 +100,8 @@ impl std::error::Error for SearchStateError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             SearchStateError::Io(_, e) => Some(e),
-            SearchStateError::Store(e) => Some(e),
+            // Transparent: its message is the store error's own.
+            SearchStateError::Store(e) => e.source(),
             _ => None,
         }
     }

@@ -192,16 +192,17 @@ pub(crate) struct ManyArgs {
     /// proofs (each whole or not at all, smallest first), a plain
     /// search's records in the order it wrote them. What does not fit is
     /// proven again after a restore unless --known holds it.
-    #[arg(long, default_value_t = crate::jobs::state::DEFAULT_RECORDS, value_name = "N")]
-    state_records: usize,
+    #[arg(long, default_value_t = crate::jobs::state::DEFAULT_RECORDS as u64,
+          value_parser = clap::value_parser!(u64).range(0..=MAX_STATE_ITEMS), value_name = "N")]
+    state_records: u64,
     /// Entries of the transposition table --state may hold (the jobs'
     /// shared table, or a plain search's own; those of most work: what
     /// the search learnt of the lines not closed yet; 0: none). A resumed
     /// run puts them back into its table. Default 100,000 for a job-level
     /// search, 400,000 for a plain one (docs/prove.md, "A plain search's
     /// state").
-    #[arg(long, value_name = "N")]
-    state_tt: Option<usize>,
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=MAX_STATE_ITEMS), value_name = "N")]
+    state_tt: Option<u64>,
     /// The worker command instead of this program's `job run` (another
     /// engine; the job file is its last argument).
     #[arg(long, hide = true, value_name = "COMMAND")]
@@ -220,6 +221,22 @@ pub(crate) struct ManyArgs {
     #[arg(long, value_parser = count, value_name = "NODES")]
     sim_baseline: Option<u64>,
 }
+
+/// The time between two saves of a run state: `--state-every` is a time
+/// of at least 0.1 s (a save takes about that much: more often, a run
+/// would do little else).
+fn state_every(every: Limit) -> anyhow::Result<std::time::Duration> {
+    match every {
+        Limit::Time(d) if d.as_secs_f64() >= 0.1 => Ok(d),
+        Limit::Time(d) => bail!("--state-every {d:?}: saves at least 0.1 s apart"),
+        Limit::Nodes(_) => bail!("--state-every takes a time (`5m`, `1h`)"),
+    }
+}
+
+/// The most records, and the most table entries, a state file may be
+/// asked to hold (`--state-records`, `--state-tt`): both at their most
+/// stay well below the size a state file is read to (1 GiB).
+const MAX_STATE_ITEMS: u64 = 10_000_000;
 
 /// A number as `--sim-rate` and `--sim-latency` take it (`1.5e6`, `2M`);
 /// its range is checked by [`crate::jobs::sim::SimConfig::check`].
@@ -361,17 +378,14 @@ impl ManyArgs {
         let Some(path) = &self.state else {
             return Ok(None);
         };
-        let every = match self.state_every {
-            Limit::Time(d) => d,
-            Limit::Nodes(_) => bail!("--state-every takes a time (`5m`, `1h`)"),
-        };
+        let every = state_every(self.state_every)?;
         Ok(Some(crate::search::state::SearchStateSave {
             path: path.clone(),
             every,
-            max_records: self.state_records,
+            max_records: self.state_records as usize,
             max_tt: self
                 .state_tt
-                .unwrap_or(crate::search::state::DEFAULT_TT_ENTRIES),
+                .map_or(crate::search::state::DEFAULT_TT_ENTRIES, |n| n as usize),
         }))
     }
 
@@ -596,10 +610,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     let state = match &many.state {
         None => None,
         Some(path) => {
-            let every = match many.state_every {
-                Limit::Time(d) => d,
-                Limit::Nodes(_) => bail!("--state-every takes a time (`5m`, `1h`)"),
-            };
+            let every = state_every(many.state_every)?;
             // The state file is written over: never the store, nor a file
             // the run reads.
             let known = crate::known::tree_paths(&args.known)?;
@@ -610,10 +621,10 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             Some(crate::jobs::state::StateSave {
                 path: path.clone(),
                 every,
-                max_records: many.state_records,
+                max_records: many.state_records as usize,
                 max_tt: many
                     .state_tt
-                    .unwrap_or(crate::jobs::state::DEFAULT_TT_ENTRIES),
+                    .map_or(crate::jobs::state::DEFAULT_TT_ENTRIES, |n| n as usize),
             })
         }
     };
