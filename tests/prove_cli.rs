@@ -947,7 +947,10 @@ fn a_plain_run_state_outlives_a_killed_machine() {
         "{}",
         util::stderr(&o)
     );
-    assert_eq!(util::json(&o)["result"], "proven");
+    let v = util::json(&o);
+    assert_eq!(v["result"], "proven");
+    assert_eq!(v["state"], state.to_str().unwrap());
+    assert!(v["state_restored_tt_entries"].as_u64().unwrap() > 0, "{v}");
     util::assert_store_certified(&db, &["e3", "g6"]);
     // Refused: another line's search, a damaged file, a job-level search.
     let other = dir.join("other.redb");

@@ -114,13 +114,21 @@ impl fmt::Display for RunError {
             RunError::SaveTt(p, e) => {
                 write!(f, "saving the transposition table to {}: {e}", p.display())
             }
-            RunError::SaveState(e) => write!(f, "saving the run state: {e}"),
+            // The state's error is the source.
+            RunError::SaveState(_) => write!(f, "saving the run state"),
             RunError::Panicked => write!(f, "the search thread panicked"),
         }
     }
 }
 
-impl std::error::Error for RunError {}
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunError::SaveState(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<SearchError> for RunError {
     fn from(e: SearchError) -> RunError {
@@ -200,14 +208,6 @@ pub fn prove<'a>(
                     });
                 }
                 let report = prover.prove(&job.root)?;
-                if let Some(s) = &saver {
-                    if report.result == ProveResult::Stopped {
-                        let tt = prover.table();
-                        last_save = Some(s.save_now(tt).map_err(RunError::SaveState)?);
-                    } else {
-                        last_save = *saved_last.lock().unwrap_or_else(|e| e.into_inner());
-                    }
-                }
                 // A stopped search keeps its tt for the next run; a
                 // finished one no longer needs it.
                 let mut saved_tt = None;
@@ -219,6 +219,17 @@ pub fn prove<'a>(
                     saved_tt = Some((tt_path.clone(), bytes));
                 } else if tt_path.exists() {
                     let _ = std::fs::remove_file(&tt_path);
+                }
+                // After the table (a failed save of the state loses
+                // nothing else): a stopped search saves its state as it
+                // stops.
+                if let Some(s) = &saver {
+                    if report.result == ProveResult::Stopped {
+                        let tt = prover.table();
+                        last_save = Some(s.save_now(tt).map_err(RunError::SaveState)?);
+                    } else {
+                        last_save = *saved_last.lock().unwrap_or_else(|e| e.into_inner());
+                    }
                 }
                 Ok(Finished {
                     report,

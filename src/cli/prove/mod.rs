@@ -199,6 +199,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
             finished.state_seeded
         );
     }
+    let (state_saved, state_seeded) = (finished.state_saved, finished.state_seeded);
     let (report, resumed, saved_tt) = (finished.report, finished.resumed, finished.saved_tt);
     if report.result == ProveResult::Proven {
         store_line_back(&store, rule_set, &start, &played, winner)?;
@@ -236,6 +237,14 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         tt_bytes: report.tt_bytes,
         saved_tt: saved_tt.as_ref().map(|(p, _)| p.display().to_string()),
         saved_tt_bytes: saved_tt.as_ref().map(|&(_, b)| b),
+        state: args
+            .many
+            .plain_state()?
+            .map(|s| s.path.display().to_string()),
+        state_bytes: state_saved.map(|s| s.bytes),
+        state_records: state_saved.map(|s| s.records),
+        state_tt_entries: state_saved.map(|s| s.tt_entries),
+        state_restored_tt_entries: state_seeded,
         filter_bytes: report.filter_bytes,
         peak_memory_bytes: read_status_kb("VmHWM:").map(|k| k * 1024),
         time_s: secs,

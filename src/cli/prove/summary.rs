@@ -42,6 +42,14 @@ pub(super) struct Summary {
     /// next run (`DB.table`), and the file's size.
     pub(super) saved_tt: Option<String>,
     pub(super) saved_tt_bytes: Option<u64>,
+    /// With `--state`: the state file, what its last save held, and the
+    /// table entries the search started from (0 unless restored on a
+    /// machine without the saved table).
+    pub(super) state: Option<String>,
+    pub(super) state_bytes: Option<u64>,
+    pub(super) state_records: Option<u64>,
+    pub(super) state_tt_entries: Option<u64>,
+    pub(super) state_restored_tt_entries: u64,
     /// Bytes of the in-memory filter of the store's positions (about 2.4
     /// a record).
     pub(super) filter_bytes: u64,
@@ -175,6 +183,21 @@ pub(super) fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) 
              this line on this store to resume from; removed once the line is settled, \
              replaced by a stopped run of another line (delete it to start afresh)",
             bytes as f64 / 1e6
+        )?;
+    }
+    if let Some(path) = &s.state {
+        let last = match (s.state_records, s.state_tt_entries, s.state_bytes) {
+            (Some(r), Some(t), Some(b)) => format!(
+                "last saved with {r} records and {t} table entries, {:.1} MB",
+                b as f64 / 1e6
+            ),
+            _ => "not saved during this run".into(),
+        };
+        writeln!(
+            out,
+            "run state:       {path} ({last}; the search started from {} of its entries): \
+             what a fresh machine resumes from",
+            s.state_restored_tt_entries
         )?;
     }
     if let Some(p) = s.peak_memory_bytes {
