@@ -904,7 +904,15 @@ fn a_plain_run_state_outlives_a_killed_machine() {
     let db = dir.join("t.redb");
     let state = dir.join("g6.state.zst");
     let with_state = |extra: &[&str]| {
-        let mut a = vec!["--memory", "64M", "--checkpoint-size", "300", "--state"];
+        let mut a = vec![
+            "--memory",
+            "64M",
+            "--checkpoint-size",
+            "300",
+            "--state-tt",
+            "20000",
+            "--state",
+        ];
         a.push(state.to_str().unwrap());
         a.extend(["--state-every", "0.2s"]);
         a.extend(extra);
@@ -921,12 +929,15 @@ fn a_plain_run_state_outlives_a_killed_machine() {
         .spawn()
         .unwrap();
     let t = Instant::now();
-    while !state.exists() && child.try_wait().unwrap().is_none() && t.elapsed().as_secs() < 120 {
+    // The first save (before the search) holds no table entries yet:
+    // killed after a later one.
+    let saved = || std::fs::metadata(&state).is_ok_and(|m| m.len() > 20_000);
+    while !saved() && child.try_wait().unwrap().is_none() && t.elapsed().as_secs() < 120 {
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = child.kill(); // SIGKILL, once a state is saved
     child.wait().unwrap();
-    if !state.exists() {
+    if !saved() {
         // Proven before its first save: a stopped run saves one too.
         let a = with_state(&["--limit", "20000"]);
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
@@ -952,6 +963,17 @@ fn a_plain_run_state_outlives_a_killed_machine() {
     assert_eq!(v["state"], state.to_str().unwrap());
     assert!(v["state_restored_tt_entries"].as_u64().unwrap() > 0, "{v}");
     util::assert_store_certified(&db, &["e3", "g6"]);
+    // A state that cannot be written stops the run before its search.
+    let o = prove(
+        &dir.join("nowhere.redb"),
+        &["--state", "/proc/antiproof/s.zst", "e3", "g6"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        util::stderr(&o).contains("saving the run state"),
+        "{}",
+        util::stderr(&o)
+    );
     // Refused: another line's search, a damaged file, a job-level search.
     let other = dir.join("other.redb");
     let s = state.to_str().unwrap();

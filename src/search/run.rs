@@ -196,6 +196,9 @@ pub fn prove<'a>(
                 });
                 let saved_last = Arc::new(Mutex::new(None));
                 if let Some(s) = &saver {
+                    // Once before the search: a file that cannot be
+                    // written stops the run now, not hours into it.
+                    last_save = Some(s.save_now(prover.table()).map_err(RunError::SaveState)?);
                     let (s, saved_last) = (s.clone(), saved_last.clone());
                     let every = s.save.every;
                     prover.on_save(every, move |tt| match s.save_now(tt) {
@@ -204,7 +207,10 @@ pub fn prove<'a>(
                         }
                         // Told, and tried again at the next save: the
                         // search goes on.
-                        Err(e) => (s.say)(&format!("warning: saving the run state: {e}")),
+                        Err(e) => (s.say)(&format!(
+                            "warning: saving the run state: {}",
+                            with_causes(&e)
+                        )),
                     });
                 }
                 let report = prover.prove(&job.root)?;
@@ -227,8 +233,9 @@ pub fn prove<'a>(
                     if report.result == ProveResult::Stopped {
                         let tt = prover.table();
                         last_save = Some(s.save_now(tt).map_err(RunError::SaveState)?);
-                    } else {
-                        last_save = *saved_last.lock().unwrap_or_else(|e| e.into_inner());
+                    } else if let Some(done) = *saved_last.lock().unwrap_or_else(|e| e.into_inner())
+                    {
+                        last_save = Some(done);
                     }
                 }
                 Ok(Finished {
@@ -243,6 +250,17 @@ pub fn prove<'a>(
             .join()
             .map_err(|_| RunError::Panicked)?
     })
+}
+
+/// `e` and its causes, as one line.
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        s.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    s
 }
 
 /// What saves a plain search's run state, the same every time it is
