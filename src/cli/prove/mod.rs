@@ -156,6 +156,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let root_table = root_table_value(tables.as_ref(), &pos)?;
     let say = |w: &str| eprintln!("antiproof: {w}");
     let state = plain_state(&args, &store, rule_set, &pos, winner, &say)?;
+    let state_path = state.as_ref().map(|s| s.save.path.display().to_string());
     let config = Config {
         rule_set,
         tt_bytes: args.memory.bytes(),
@@ -237,10 +238,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         tt_bytes: report.tt_bytes,
         saved_tt: saved_tt.as_ref().map(|(p, _)| p.display().to_string()),
         saved_tt_bytes: saved_tt.as_ref().map(|&(_, b)| b),
-        state: args
-            .many
-            .plain_state()?
-            .map(|s| s.path.display().to_string()),
+        state: state_path,
         state_bytes: state_saved.map(|s| s.bytes),
         state_records: state_saved.map(|s| s.records),
         state_tt_entries: state_saved.map(|s| s.tt_entries),
