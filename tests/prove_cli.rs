@@ -990,7 +990,7 @@ fn a_plain_run_state_outlives_a_killed_machine() {
     let o = prove(&other, &["--state", damaged.to_str().unwrap(), "e3", "g6"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        util::stderr(&o).contains("not a valid search state file"),
+        util::stderr(&o).contains("not a valid state file"),
         "{}",
         util::stderr(&o)
     );

@@ -26,31 +26,8 @@ use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"APTTX001";
 
-/// Bytes of one table entry, in an excerpt and in a run's state file
-/// ([`super::state`]).
-pub(super) const ENTRY_LEN: usize = 20;
-
-/// Appends one table entry: key (u64), pn, dn, work (u32 each), all
-/// little-endian.
-pub(super) fn push_entry(b: &mut Vec<u8>, key: u64, v: &TtValue) {
-    b.extend_from_slice(&key.to_le_bytes());
-    b.extend_from_slice(&v.pn.to_le_bytes());
-    b.extend_from_slice(&v.dn.to_le_bytes());
-    b.extend_from_slice(&v.work.to_le_bytes());
-}
-
-/// The table entry [`push_entry`] wrote.
-pub(super) fn entry(b: &[u8; ENTRY_LEN]) -> (u64, TtValue) {
-    let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
-    (
-        u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
-        TtValue {
-            pn: u32_at(8),
-            dn: u32_at(12),
-            work: u32_at(16),
-        },
-    )
-}
+// One table entry's bytes, as in a run state file.
+pub(super) use crate::search::state::{ENTRY_LEN, entry, push_entry};
 
 /// Entries a job's excerpt holds at most, whatever its budget
 /// (20 bytes each: 40 MB).

@@ -58,9 +58,7 @@ use crate::store::{KEY_LEN, Key, RECORD_LEN, Record, Store, StoreError};
 use crate::stored::{StoredNode, StoredProof};
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
-use std::fmt;
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const MAGIC: &[u8; 20] = b"antiproof-run-state\n";
 const VERSION: u32 = 2;
@@ -73,57 +71,7 @@ pub const DEFAULT_RECORDS: usize = 400_000;
 /// each before compression (about 1.6 MB compressed for 100,000).
 pub const DEFAULT_TT_ENTRIES: usize = 100_000;
 
-/// A state file is refused past this size once decompressed (a tree of
-/// millions of nodes is far less).
-const MAX_BYTES: u64 = 1 << 30;
-
-/// What can go wrong saving or restoring a run's state.
-#[derive(Debug)]
-pub enum StateError {
-    /// The file could not be read or written.
-    Io(PathBuf, std::io::Error),
-    /// The file is not a state file of this layout, or is damaged.
-    Malformed(PathBuf, String),
-    /// The file is of another search than the command's.
-    Mismatch(PathBuf, String),
-    /// The store failed.
-    Store(StoreError),
-}
-
-impl fmt::Display for StateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            // The cause is the source.
-            StateError::Io(p, _) => write!(f, "run state {}", p.display()),
-            StateError::Malformed(p, why) => {
-                write!(
-                    f,
-                    "run state {}: not a valid state file: {why}",
-                    p.display()
-                )
-            }
-            StateError::Mismatch(p, why) => write!(f, "run state {}: {why}", p.display()),
-            StateError::Store(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for StateError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            StateError::Io(_, e) => Some(e),
-            // Transparent: its message is the store error's own.
-            StateError::Store(e) => e.source(),
-            _ => None,
-        }
-    }
-}
-
-impl From<StoreError> for StateError {
-    fn from(e: StoreError) -> StateError {
-        StateError::Store(e)
-    }
-}
+pub use crate::search::state::StateError;
 
 /// A run's state as read from a file or the store.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -316,25 +264,15 @@ fn encode(state: &RunState) -> Vec<u8> {
 
 /// Reads [`encode`]'s bytes.
 fn decode(b: &[u8]) -> Result<RunState, String> {
-    if b.len() < MAGIC.len() + 32 || &b[..MAGIC.len()] != MAGIC {
-        return Err(if b.starts_with(b"antiproof-search-state\n") {
-            "it is a plain search's state (give it with no --executor, or --executor search)".into()
-        } else {
-            "it does not begin with the state file's magic line".into()
-        });
-    }
-    let (body, digest) = b.split_at(b.len() - 32);
-    if Sha256::digest(body).as_slice() != digest {
-        return Err("its checksum does not match (damaged or cut short)".into());
-    }
-    let mut at = MAGIC.len();
-    let mut take = |n: usize| -> Result<&[u8], String> {
-        let s = body
-            .get(at..at + n)
-            .ok_or_else(|| format!("cut short at byte {at}"))?;
-        at += n;
-        Ok(s)
-    };
+    let mut body = crate::search::state::Body::open(
+        b,
+        MAGIC,
+        (
+            b"antiproof-search-state\n",
+            "it is a plain search's state (give it with no --executor, or --executor search)",
+        ),
+    )?;
+    let mut take = |n: usize| body.take(n);
     let version = u32::from_le_bytes(take(4)?.try_into().expect("4"));
     if version != VERSION && version != 1 {
         return Err(format!(
@@ -370,9 +308,7 @@ fn decode(b: &[u8]) -> Result<RunState, String> {
             ));
         }
     }
-    if at != body.len() {
-        return Err(format!("{} bytes after the records", body.len() - at));
-    }
+    body.end()?;
     Ok(RunState {
         rules,
         values,
@@ -393,31 +329,14 @@ pub fn save(
 ) -> Result<Saved, StateError> {
     let path = &s.path;
     let (state, mut saved) = collect(store, rules, s.max_records, tt, s.max_tt)?;
-    let compressed = zstd::bulk::compress(&encode(&state), 19)
-        .map_err(|e| StateError::Io(path.to_path_buf(), e))?;
-    crate::fsutil::write_atomic(path, |w| w.write_all(&compressed))
-        .map_err(|e| StateError::Io(path.to_path_buf(), e))?;
-    saved.bytes = compressed.len() as u64;
+    saved.bytes = crate::search::state::write_file(path, &encode(&state))?;
     Ok(saved)
 }
 
 /// Reads a state file.
 pub fn read(path: &Path) -> Result<RunState, StateError> {
-    let io = |e| StateError::Io(path.to_path_buf(), e);
-    let file = crate::fsutil::open_regular(path).map_err(io)?;
-    let mut bytes = Vec::new();
-    zstd::stream::read::Decoder::new(file)
-        .map_err(io)?
-        .take(MAX_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| StateError::Malformed(path.to_path_buf(), format!("zstd: {e}")))?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(StateError::Malformed(
-            path.to_path_buf(),
-            format!("more than {MAX_BYTES} bytes once decompressed"),
-        ));
-    }
-    decode(&bytes).map_err(|why| StateError::Malformed(path.to_path_buf(), why))
+    decode(&crate::search::state::read_file(path)?)
+        .map_err(|why| StateError::Malformed(path.to_path_buf(), why))
 }
 
 /// The root key and winner a state's header names, if it has one.
@@ -494,19 +413,9 @@ pub fn restore(
     })
 }
 
-/// Where and how often a master saves its run state.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StateSave {
-    /// The state file.
-    pub path: PathBuf,
-    /// Time between two saves while the run goes on (it is saved at the
-    /// end too, however the run stops short of a kill).
-    pub every: std::time::Duration,
-    /// Records of proven nodes' proofs it may hold.
-    pub max_records: usize,
-    /// Entries of the shared transposition table it may hold.
-    pub max_tt: usize,
-}
+/// Where and how often a master saves its run state (the same settings
+/// as a plain search's).
+pub use crate::search::state::StateSave;
 
 #[cfg(test)]
 mod tests {

@@ -2,7 +2,7 @@
 //! its transposition table, the search thread and its stack, and the stop
 //! flag that Ctrl-C (and SIGTERM, SIGHUP) set.
 
-use super::state::{SearchState, SearchStateError, SearchStateSave, SearchStateSaved};
+use super::state::{SearchState, StateError, StateSave, StateSaved};
 use super::{Config, ProgressFn, ProveReport, ProveResult, Prover, SearchError};
 use crate::rules::{Color, Position};
 use crate::store::Key;
@@ -70,7 +70,7 @@ pub struct ProvingRun<'a> {
 /// is saved, and what was read at the start.
 pub struct StateRun<'a> {
     /// Where, how often and how much.
-    pub save: SearchStateSave,
+    pub save: StateSave,
     /// The state read at the start, its records already put into the
     /// store: its table entries seed a search that resumes no saved table
     /// (a fresh machine), and its records' keys go into every save.
@@ -91,7 +91,7 @@ pub struct Finished {
     /// Table entries put into the search from a restored run state.
     pub state_seeded: u64,
     /// What the last save of the run state wrote.
-    pub state_saved: Option<SearchStateSaved>,
+    pub state_saved: Option<StateSaved>,
 }
 
 /// What can go wrong in a [`ProvingRun`].
@@ -102,7 +102,7 @@ pub enum RunError {
     /// The tt of a stopped search could not be saved.
     SaveTt(PathBuf, std::io::Error),
     /// The run state of a stopped search could not be saved.
-    SaveState(SearchStateError),
+    SaveState(StateError),
     /// The search thread panicked.
     Panicked,
 }
@@ -267,7 +267,7 @@ fn with_causes(e: &dyn std::error::Error) -> String {
 /// called.
 #[derive(Clone)]
 struct StateSaver<'a> {
-    save: SearchStateSave,
+    save: StateSave,
     /// The keys of the records to keep: the restored state's, then what
     /// the search committed.
     keys: Arc<Mutex<Vec<Key>>>,
@@ -280,7 +280,7 @@ struct StateSaver<'a> {
 
 impl StateSaver<'_> {
     /// Saves the state now, with `tt`'s entries of most work, and says so.
-    fn save_now(&self, tt: &super::tt::Tt) -> Result<SearchStateSaved, SearchStateError> {
+    fn save_now(&self, tt: &super::tt::Tt) -> Result<StateSaved, StateError> {
         let keys = self.keys.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let (state, left) = super::state::collect(
             self.store,
@@ -293,7 +293,7 @@ impl StateSaver<'_> {
             self.save.max_tt,
         )?;
         let bytes = super::state::write(&self.save.path, &state)?;
-        let saved = SearchStateSaved {
+        let saved = StateSaved {
             records: state.records.len() as u64,
             records_left: left,
             tt_entries: state.tt.len() as u64,

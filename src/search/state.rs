@@ -59,58 +59,166 @@ const VERSION: u32 = 1;
 /// nodes than a fresh search (docs/prove.md, "A plain search's state").
 pub const DEFAULT_TT_ENTRIES: usize = 400_000;
 
-/// A state file is refused past this size once decompressed.
+/// A state file (of either kind) is refused past this size once
+/// decompressed.
 const MAX_BYTES: u64 = 1 << 30;
 
-/// Bytes of one table entry in the file.
-const ENTRY_LEN: usize = 20;
+/// Bytes of one table entry, in a state file of either kind and in a
+/// job's table excerpt (`crate::jobs::excerpt`).
+pub(crate) const ENTRY_LEN: usize = 20;
 
-/// What can go wrong saving or reading a search's state.
+/// Appends one table entry: key (u64), pn, dn, work (u32 each), all
+/// little-endian.
+pub(crate) fn push_entry(b: &mut Vec<u8>, key: u64, v: &TtValue) {
+    b.extend_from_slice(&key.to_le_bytes());
+    b.extend_from_slice(&v.pn.to_le_bytes());
+    b.extend_from_slice(&v.dn.to_le_bytes());
+    b.extend_from_slice(&v.work.to_le_bytes());
+}
+
+/// The table entry [`push_entry`] wrote.
+pub(crate) fn entry(b: &[u8; ENTRY_LEN]) -> (u64, TtValue) {
+    let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
+    (
+        u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+        TtValue {
+            pn: u32_at(8),
+            dn: u32_at(12),
+            work: u32_at(16),
+        },
+    )
+}
+
+/// A state file's bytes (of either kind) between its magic line and its
+/// SHA-256, checked, read in order.
+pub(crate) struct Body<'a> {
+    body: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Body<'a> {
+    /// The bytes of `b` after `magic`, if it begins with it and ends with
+    /// the SHA-256 of what precedes; `other` is the other kind's magic
+    /// line and what to say when `b` begins with it.
+    pub(crate) fn open(
+        b: &'a [u8],
+        magic: &[u8],
+        other: (&[u8], &str),
+    ) -> Result<Body<'a>, String> {
+        if b.len() < magic.len() + 32 || !b.starts_with(magic) {
+            return Err(if b.starts_with(other.0) {
+                other.1.to_string()
+            } else {
+                "it does not begin with the state file's magic line".into()
+            });
+        }
+        let (body, digest) = b.split_at(b.len() - 32);
+        if Sha256::digest(body).as_slice() != digest {
+            return Err("its checksum does not match (damaged or cut short)".into());
+        }
+        Ok(Body {
+            body,
+            at: magic.len(),
+        })
+    }
+
+    /// The next `n` bytes.
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        let s = self
+            .body
+            .get(self.at..self.at + n)
+            .ok_or_else(|| format!("cut short at byte {}", self.at))?;
+        self.at += n;
+        Ok(s)
+    }
+
+    /// Refuses bytes left after the last field read.
+    pub(crate) fn end(&self) -> Result<(), String> {
+        match self.body.len() - self.at {
+            0 => Ok(()),
+            n => Err(format!("{n} bytes after the last field")),
+        }
+    }
+}
+
+/// What can go wrong saving or reading a run state file, of either kind
+/// (this module's, and a job-level search's, `crate::jobs::state`).
 #[derive(Debug)]
-pub enum SearchStateError {
+pub enum StateError {
     /// The file could not be read or written.
     Io(PathBuf, std::io::Error),
-    /// The file is not a search state this build reads.
+    /// The file is not a state file of this kind and layout, or is
+    /// damaged.
     Malformed(PathBuf, String),
-    /// The file is the state of another search.
+    /// The file is the state of another search than the command's.
     Mismatch(PathBuf, String),
     /// The store failed.
     Store(StoreError),
 }
 
-impl fmt::Display for SearchStateError {
+impl fmt::Display for StateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             // The cause is the source.
-            SearchStateError::Io(p, _) => write!(f, "run state {}", p.display()),
-            SearchStateError::Malformed(p, why) => {
+            StateError::Io(p, _) => write!(f, "run state {}", p.display()),
+            StateError::Malformed(p, why) => {
                 write!(
                     f,
-                    "run state {}: not a valid search state file: {why}",
+                    "run state {}: not a valid state file: {why}",
                     p.display()
                 )
             }
-            SearchStateError::Mismatch(p, why) => write!(f, "run state {}: {why}", p.display()),
-            SearchStateError::Store(e) => write!(f, "{e}"),
+            StateError::Mismatch(p, why) => write!(f, "run state {}: {why}", p.display()),
+            StateError::Store(e) => write!(f, "{e}"),
         }
     }
 }
 
-impl std::error::Error for SearchStateError {
+impl std::error::Error for StateError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            SearchStateError::Io(_, e) => Some(e),
+            StateError::Io(_, e) => Some(e),
             // Transparent: its message is the store error's own.
-            SearchStateError::Store(e) => e.source(),
+            StateError::Store(e) => e.source(),
             _ => None,
         }
     }
 }
 
-impl From<StoreError> for SearchStateError {
-    fn from(e: StoreError) -> SearchStateError {
-        SearchStateError::Store(e)
+impl From<StoreError> for StateError {
+    fn from(e: StoreError) -> StateError {
+        StateError::Store(e)
     }
+}
+
+/// Writes a state file's bytes to `path`: zstd compressed, atomically (a
+/// temporary file renamed over the old). Returns the file's size.
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<u64, StateError> {
+    let compressed =
+        zstd::bulk::compress(bytes, 19).map_err(|e| StateError::Io(path.to_path_buf(), e))?;
+    crate::fsutil::write_atomic(path, |w| w.write_all(&compressed))
+        .map_err(|e| StateError::Io(path.to_path_buf(), e))?;
+    Ok(compressed.len() as u64)
+}
+
+/// Reads a state file's bytes from `path` (a regular file), refusing one
+/// past [`MAX_BYTES`] once decompressed.
+pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, StateError> {
+    let io = |e| StateError::Io(path.to_path_buf(), e);
+    let file = crate::fsutil::open_regular(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    zstd::stream::read::Decoder::new(file)
+        .map_err(io)?
+        .take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| StateError::Malformed(path.to_path_buf(), format!("zstd: {e}")))?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(StateError::Malformed(
+            path.to_path_buf(),
+            format!("more than {MAX_BYTES} bytes once decompressed"),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// A plain search's state, as read from a file or collected from a run.
@@ -131,13 +239,14 @@ pub struct SearchState {
     pub tt: Vec<(u64, TtValue)>,
 }
 
-/// Where and how often a plain search saves its state, and how much.
+/// Where and how often a run saves its state, and how much (a plain
+/// search's or a job-level master's).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SearchStateSave {
+pub struct StateSave {
     /// The state file.
     pub path: PathBuf,
-    /// Time between two saves while the search goes on (it is saved when
-    /// it stops too).
+    /// Time between two saves while the run goes on (it is saved when it
+    /// stops too, however it stops short of a kill).
     pub every: std::time::Duration,
     /// Records it may hold.
     pub max_records: usize,
@@ -147,7 +256,7 @@ pub struct SearchStateSave {
 
 /// What a save wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SearchStateSaved {
+pub struct StateSaved {
     /// Records written.
     pub records: u64,
     /// Records left out (past `max_records`).
@@ -173,9 +282,9 @@ impl SearchState {
         rule_set: RuleSet,
         root: &Position,
         winner: Color,
-    ) -> Result<(), SearchStateError> {
+    ) -> Result<(), StateError> {
         if self.rule_set != rule_set {
-            return Err(SearchStateError::Mismatch(
+            return Err(StateError::Mismatch(
                 path.to_path_buf(),
                 format!(
                     "it is the state of a search under {}, not {}",
@@ -188,7 +297,7 @@ impl SearchState {
             let fen = Position::unpack(&crate::rules::PackedPosition(self.root))
                 .map(|p| p.to_fen())
                 .unwrap_or_else(|_| "?".into());
-            return Err(SearchStateError::Mismatch(
+            return Err(StateError::Mismatch(
                 path.to_path_buf(),
                 format!(
                     "it is the state of a search for {} from {fen}, not of this one ({} from {})",
@@ -299,10 +408,7 @@ fn encode(s: &SearchState) -> Vec<u8> {
     }
     b.extend_from_slice(&(s.tt.len() as u64).to_le_bytes());
     for (k, v) in &s.tt {
-        b.extend_from_slice(&k.to_le_bytes());
-        b.extend_from_slice(&v.pn.to_le_bytes());
-        b.extend_from_slice(&v.dn.to_le_bytes());
-        b.extend_from_slice(&v.work.to_le_bytes());
+        push_entry(&mut b, *k, v);
     }
     let digest = Sha256::digest(&b);
     b.extend_from_slice(&digest);
@@ -311,25 +417,15 @@ fn encode(s: &SearchState) -> Vec<u8> {
 
 /// Reads [`encode`]'s bytes.
 fn decode(b: &[u8]) -> Result<SearchState, String> {
-    if b.len() < MAGIC.len() + 32 || &b[..MAGIC.len()] != MAGIC {
-        return Err(if b.starts_with(b"antiproof-run-state\n") {
-            "it is a job-level search's state (give it with --executor threads, local, slurm, srun or sim)".into()
-        } else {
-            "it does not begin with the search state file's magic line".into()
-        });
-    }
-    let (body, digest) = b.split_at(b.len() - 32);
-    if Sha256::digest(body).as_slice() != digest {
-        return Err("its checksum does not match (damaged or cut short)".into());
-    }
-    let mut at = MAGIC.len();
-    let mut take = |n: usize| -> Result<&[u8], String> {
-        let s = body
-            .get(at..at + n)
-            .ok_or_else(|| format!("cut short at byte {at}"))?;
-        at += n;
-        Ok(s)
-    };
+    let mut body = Body::open(
+        b,
+        MAGIC,
+        (
+            b"antiproof-run-state\n",
+            "it is a job-level search's state (give it with --executor threads, local, slurm, srun or sim)",
+        ),
+    )?;
+    let mut take = |n: usize| body.take(n);
     let u32_of = |s: &[u8]| u32::from_le_bytes(s.try_into().expect("4 bytes"));
     let u64_of = |s: &[u8]| u64::from_le_bytes(s.try_into().expect("8 bytes"));
     let version = u32_of(take(4)?);
@@ -364,19 +460,11 @@ fn decode(b: &[u8]) -> Result<SearchState, String> {
     let n = u64_of(take(8)?);
     let mut tt = Vec::new();
     for _ in 0..n {
-        let e = take(ENTRY_LEN)?;
-        tt.push((
-            u64_of(&e[..8]),
-            TtValue {
-                pn: u32_of(&e[8..12]),
-                dn: u32_of(&e[12..16]),
-                work: u32_of(&e[16..20]),
-            },
+        tt.push(entry(
+            take(ENTRY_LEN)?.try_into().expect("an entry's bytes"),
         ));
     }
-    if at != body.len() {
-        return Err(format!("{} bytes after the entries", body.len() - at));
-    }
+    body.end()?;
     Ok(SearchState {
         rule_set: RuleSet {
             stalemate,
@@ -390,33 +478,14 @@ fn decode(b: &[u8]) -> Result<SearchState, String> {
     })
 }
 
-/// Writes `state` to `path` atomically, zstd compressed; returns the
-/// file's bytes.
-pub fn write(path: &Path, state: &SearchState) -> Result<u64, SearchStateError> {
-    let compressed = zstd::bulk::compress(&encode(state), 19)
-        .map_err(|e| SearchStateError::Io(path.to_path_buf(), e))?;
-    crate::fsutil::write_atomic(path, |w| w.write_all(&compressed))
-        .map_err(|e| SearchStateError::Io(path.to_path_buf(), e))?;
-    Ok(compressed.len() as u64)
+/// Writes `state` to `path` ([`write_file`]); returns the file's bytes.
+pub fn write(path: &Path, state: &SearchState) -> Result<u64, StateError> {
+    write_file(path, &encode(state))
 }
 
 /// Reads a state file.
-pub fn read(path: &Path) -> Result<SearchState, SearchStateError> {
-    let io = |e| SearchStateError::Io(path.to_path_buf(), e);
-    let file = crate::fsutil::open_regular(path).map_err(io)?;
-    let mut bytes = Vec::new();
-    zstd::stream::read::Decoder::new(file)
-        .map_err(io)?
-        .take(MAX_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| SearchStateError::Malformed(path.to_path_buf(), format!("zstd: {e}")))?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(SearchStateError::Malformed(
-            path.to_path_buf(),
-            format!("more than {MAX_BYTES} bytes once decompressed"),
-        ));
-    }
-    decode(&bytes).map_err(|why| SearchStateError::Malformed(path.to_path_buf(), why))
+pub fn read(path: &Path) -> Result<SearchState, StateError> {
+    decode(&read_file(path)?).map_err(|why| StateError::Malformed(path.to_path_buf(), why))
 }
 
 #[cfg(test)]

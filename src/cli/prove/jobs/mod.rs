@@ -372,20 +372,24 @@ impl ManyArgs {
 
     /// Where and how often a plain search saves its run state
     /// (`--state`, with `--state-every`, `--state-records`, `--state-tt`).
-    pub(super) fn plain_state(
+    pub(super) fn plain_state(&self) -> anyhow::Result<Option<crate::search::state::StateSave>> {
+        self.state_save(crate::search::state::DEFAULT_TT_ENTRIES)
+    }
+
+    /// The `--state` settings, with `default_tt` table entries unless
+    /// `--state-tt` is given.
+    fn state_save(
         &self,
-    ) -> anyhow::Result<Option<crate::search::state::SearchStateSave>> {
+        default_tt: usize,
+    ) -> anyhow::Result<Option<crate::search::state::StateSave>> {
         let Some(path) = &self.state else {
             return Ok(None);
         };
-        let every = state_every(self.state_every)?;
-        Ok(Some(crate::search::state::SearchStateSave {
+        Ok(Some(crate::search::state::StateSave {
             path: path.clone(),
-            every,
+            every: state_every(self.state_every)?,
             max_records: self.state_records as usize,
-            max_tt: self
-                .state_tt
-                .map_or(crate::search::state::DEFAULT_TT_ENTRIES, |n| n as usize),
+            max_tt: self.state_tt.map_or(default_tt, |n| n as usize),
         }))
     }
 
@@ -607,25 +611,17 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     let store = Store::open(&args.db)?;
     super::load_known(args, &store)?;
     let mut tt_seed = Vec::new();
-    let state = match &many.state {
+    let state = match many.state_save(crate::jobs::state::DEFAULT_TT_ENTRIES)? {
         None => None,
-        Some(path) => {
-            let every = state_every(many.state_every)?;
+        Some(save) => {
             // The state file is written over: never the store, nor a file
             // the run reads.
             let known = crate::known::tree_paths(&args.known)?;
             let mut inputs: Vec<&std::path::Path> = vec![args.db.as_path()];
             inputs.extend(known.iter().map(PathBuf::as_path));
-            crate::cli::check_output(path, crate::fsutil::OutputKind::Beside, &inputs)?;
-            tt_seed = restore_state(&store, rules, path, &pos, winner)?;
-            Some(crate::jobs::state::StateSave {
-                path: path.clone(),
-                every,
-                max_records: many.state_records as usize,
-                max_tt: many
-                    .state_tt
-                    .map_or(crate::jobs::state::DEFAULT_TT_ENTRIES, |n| n as usize),
-            })
+            crate::cli::check_output(&save.path, crate::fsutil::OutputKind::Beside, &inputs)?;
+            tt_seed = restore_state(&store, rules, &save.path, &pos, winner)?;
+            Some(save)
         }
     };
     let line = crate::rules::line_san(&start, &played);
