@@ -25,7 +25,10 @@
 //! damaged or cut file is refused, never half read.
 //!
 //! A job-level search has a state file of its own (`crate::jobs::state`,
-//! with its top tree); the two are told apart by their first line.
+//! with its top tree); the two are told apart by their first line. What
+//! both kinds share lives here: the error type, reading and writing the
+//! compressed file, the checked body between the magic line and the
+//! digest, and the table entry's 20 bytes.
 //!
 //! # Layout (version 1), inside one zstd frame
 //!
