@@ -4,10 +4,10 @@
 #   stopped at half of A's nodes (its state saved as it stops), its store and
 #   saved table deleted, and run again (B). Prints both runs' nodes and B / A.
 # Usage: scripts/bench-resume-plain.sh [--state-tt N] LINE...   (e.g. e3 a5)
-# Uses target/release/antiproof; stores in a temporary directory.
+# The binary is scripts/release-bin.sh's ($ANTIPROOF_BIN, else the release
+# build); stores in a temporary directory, removed at the end.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-bin=target/release/antiproof
+bin=$("$(dirname "$0")/release-bin.sh")
 tt=()
 if [ "${1:-}" = "--state-tt" ]; then tt=(--state-tt "$2"); shift 2; fi
 dir=$(mktemp -d)

@@ -5,7 +5,7 @@
 # (`cargo build --release`), in the target directory cargo reports
 # (`cargo metadata`: CARGO_TARGET_DIR and a configured target-dir
 # included, not a hard-coded target/). Used by make-proofs.sh, replies-proven.py,
-# screenshot.sh, holds-under.sh and bench-jobs.sh:
+# screenshot.sh, holds-under.sh, bench-jobs.sh and bench-resume-plain.sh:
 #   bin=$(scripts/release-bin.sh)
 set -eu
 me=release-bin.sh

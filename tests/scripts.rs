@@ -96,6 +96,7 @@ fn a_missing_binary_stops_the_scripts_at_once() {
         "screenshot.sh",
         "holds-under.sh",
         "bench-jobs.sh",
+        "bench-resume-plain.sh",
         "replies-proven.py",
         "scaling-sim.py",
         "scaling-real.sh",
