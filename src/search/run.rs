@@ -281,17 +281,20 @@ struct StateSaver<'a> {
 impl StateSaver<'_> {
     /// Saves the state now, with `tt`'s entries of most work, and says so.
     fn save_now(&self, tt: &super::tt::Tt) -> Result<StateSaved, StateError> {
-        let keys = self.keys.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        // Read in place: the records are committed on this (the search's)
+        // thread, so nothing waits on the lock meanwhile.
+        let keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
         let (state, left) = super::state::collect(
             self.store,
             self.rule_set,
             self.root,
             self.winner,
-            &keys,
+            &keys[..],
             self.save.max_records,
             tt,
             self.save.max_tt,
         )?;
+        drop(keys);
         let bytes = super::state::write(&self.save.path, &state)?;
         let saved = StateSaved {
             records: state.records.len() as u64,

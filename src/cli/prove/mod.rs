@@ -139,7 +139,8 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
             .without_fifty("prove --jobs with job executors")?;
         return jobs::run(&args);
     }
-    if args.many.plain_state()?.is_some() && (args.ladder || args.obligations.is_some()) {
+    let state_save = args.many.plain_state()?;
+    if state_save.is_some() && (args.ladder || args.obligations.is_some()) {
         bail!("--state saves the search of one line: not with --ladder or --obligations");
     }
     if args.ladder {
@@ -155,7 +156,12 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let (limits, tables, store) = open_run(&args)?;
     let root_table = root_table_value(tables.as_ref(), &pos)?;
     let say = |w: &str| eprintln!("antiproof: {w}");
-    let state = plain_state(&args, &store, rule_set, &pos, winner, &say)?;
+    let state = match state_save {
+        Some(save) => Some(plain_state(
+            &args, save, &store, rule_set, &pos, winner, &say,
+        )?),
+        None => None,
+    };
     let state_path = state.as_ref().map(|s| s.save.path.display().to_string());
     let config = Config {
         rule_set,
@@ -294,27 +300,37 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     })
 }
 
-/// A plain search's run state (`--state FILE`): the file may not be one
-/// of the run's inputs; when it exists it must be this search's, and its
-/// records go into the store now (before the search loads the store's
-/// filter), its table entries when the search starts.
+/// Refuses a `--state` file that is one of the run's inputs (the store,
+/// a `--known` file, or one of `more`): it is written over.
+pub(super) fn check_state_output(
+    args: &ProveArgs,
+    state: &std::path::Path,
+    more: &[&std::path::Path],
+) -> anyhow::Result<()> {
+    let known = crate::known::tree_paths(&args.known)?;
+    let mut inputs: Vec<&std::path::Path> = vec![args.db.as_path()];
+    inputs.extend(known.iter().map(std::path::PathBuf::as_path));
+    inputs.extend_from_slice(more);
+    crate::cli::check_output(state, crate::fsutil::OutputKind::Beside, &inputs)?;
+    Ok(())
+}
+
+/// A plain search's run state (`--state FILE`, resolved as `save`): the
+/// file may not be one of the run's inputs; when it exists it must be
+/// this search's, and its records go into the store now (before the
+/// search loads the store's filter), its table entries when the search
+/// starts.
 fn plain_state<'a>(
     args: &ProveArgs,
+    save: crate::search::state::StateSave,
     store: &Store,
     rule_set: crate::store::RuleSet,
     pos: &crate::rules::Position,
     winner: crate::rules::Color,
     say: &'a (dyn Fn(&str) + Sync),
-) -> anyhow::Result<Option<run::StateRun<'a>>> {
-    let Some(save) = args.many.plain_state()? else {
-        return Ok(None);
-    };
-    let known = crate::known::tree_paths(&args.known)?;
-    let mut inputs: Vec<&std::path::Path> = vec![args.db.as_path()];
-    inputs.extend(known.iter().map(std::path::PathBuf::as_path));
+) -> anyhow::Result<run::StateRun<'a>> {
     let saved_tt = run::tt_file(&args.db, args.tables.is_some());
-    inputs.push(&saved_tt);
-    crate::cli::check_output(&save.path, crate::fsutil::OutputKind::Beside, &inputs)?;
+    check_state_output(args, &save.path, &[&saved_tt])?;
     let absent = matches!(std::fs::symlink_metadata(&save.path),
         Err(e) if e.kind() == io::ErrorKind::NotFound);
     let restored = if !absent {
@@ -342,11 +358,11 @@ fn plain_state<'a>(
         ));
         None
     };
-    Ok(Some(run::StateRun {
+    Ok(run::StateRun {
         save,
         restored,
         say,
-    }))
+    })
 }
 
 /// With endgame tables, the table value of a root of 4 men or fewer (the

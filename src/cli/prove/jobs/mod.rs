@@ -614,12 +614,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     let state = match many.state_save(crate::jobs::state::DEFAULT_TT_ENTRIES)? {
         None => None,
         Some(save) => {
-            // The state file is written over: never the store, nor a file
-            // the run reads.
-            let known = crate::known::tree_paths(&args.known)?;
-            let mut inputs: Vec<&std::path::Path> = vec![args.db.as_path()];
-            inputs.extend(known.iter().map(PathBuf::as_path));
-            crate::cli::check_output(&save.path, crate::fsutil::OutputKind::Beside, &inputs)?;
+            super::check_state_output(args, &save.path, &[])?;
             tt_seed = restore_state(&store, rules, &save.path, &pos, winner)?;
             Some(save)
         }
