@@ -562,13 +562,19 @@ fn worker_processes_share_a_table_file_or_not() {
     assert_eq!(v["shared_table"], true);
     let v = prove_on("unshared", "local", &["--no-shared-table"]);
     assert_eq!(v["shared_table"], false);
-    // Jobs with tables of their own search with two threads each.
+    // Jobs with tables of their own search with two threads each; and
+    // on the shared table too (each job's two threads on it), each job
+    // taking two of the workers.
     let v = prove_on(
         "jobthreads",
         "local",
         &["--no-shared-table", "--job-threads", "2"],
     );
     assert_eq!(v["shared_table"], false);
+    let v = prove_on("sharedthreads", "local", &["--job-threads", "2"]);
+    assert_eq!(v["shared_table"], true);
+    let each = v["report"]["each"].as_array().unwrap();
+    assert!(each.iter().all(|j| j["threads"] == 2), "{v}");
 }
 
 #[test]
@@ -1064,6 +1070,10 @@ fn job_settings_with_a_plain_search_are_refused_naming_them() {
         (
             vec!["--executor", "search", "--jobs", "2", "--job-threads", "2"],
             "--job-threads is a setting of the job-level search",
+        ),
+        (
+            vec!["--job-widen", "2"],
+            "--job-widen is a setting of the job-level search",
         ),
         (
             vec!["--state-every", "1m"],

@@ -190,26 +190,24 @@ fn jobs_of_several_threads_take_their_workers_in_lockstep_and_repeat_to_the_node
             .unwrap();
         assert_eq!(v.status.code(), Some(0), "{name}: {v:?}");
     }
-    // The widening is the simulation's: refused with a real executor.
+    // Widened jobs run on a real executor too (threads on the machine's
+    // shared table), and the proof certifies.
+    let real = dir.join("real.redb");
     let out = Command::new(EXE)
-        .args(["prove", "--db"])
-        .arg(dir.join("real.redb"))
-        .args([
-            "--executor",
-            "threads",
-            "--jobs",
-            "2",
-            "--job-widen",
-            "2",
-            "d4",
-        ])
+        .args(["prove", "--json", "--memory", "64M", "--db"])
+        .arg(&real)
+        .args(["--executor", "threads", "--jobs", "2", "--job-nodes", "8k"])
+        .args(["--job-widen", "2", "d4"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let v = util::ok_json(&out);
+    assert_eq!(v["result"], "proven", "{v}");
+    let each = v["report"]["each"].as_array().unwrap();
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("--job-widen"),
-        "{out:?}"
+        each.iter().any(|j| j["threads"] == 2),
+        "no job had two threads: {v}"
     );
+    util::assert_store_certified(&real, &["d4"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -230,6 +228,34 @@ fn bad_simulation_settings_are_usage_errors_naming_the_option() {
         (
             &["--jobs", "2", "--sim-rate", "1M", "--job-threads", "4"][..],
             "--job-threads",
+        ),
+        (
+            &[
+                "--jobs",
+                "2",
+                "--sim-rate",
+                "1M",
+                "--job-widen-per-budget",
+                "2",
+            ][..],
+            "--job-widen-per-budget",
+        ),
+        (
+            &["--jobs", "2", "--sim-rate", "1M", "--job-widen", "5000"][..],
+            "--job-widen 5000",
+        ),
+        (
+            &[
+                "--jobs",
+                "2",
+                "--sim-rate",
+                "1M",
+                "--job-widen",
+                "2",
+                "--job-widen-per-budget",
+                "0",
+            ][..],
+            "--job-widen-per-budget",
         ),
         (&["--sim-rate", "1M"][..], "--jobs"),
         (

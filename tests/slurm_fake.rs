@@ -192,6 +192,60 @@ fn proves_a_line_through_sbatch_and_squeue() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A widened job (`--job-widen`) of T threads asks Slurm for T CPUs
+/// (`--cpus-per-task`), a job of one thread for none beyond the default;
+/// batch jobs and job steps alike.
+#[test]
+fn a_job_of_several_threads_asks_for_a_cpu_a_thread() {
+    let widen = ["--job-widen", "2"];
+    let dir = fake_slurm("cpus");
+    let o = prove(&dir, &[], &widen, &["e4"]);
+    let v = proven(&dir, &o, &["e4"]);
+    let threads = |v: &serde_json::Value| -> Vec<u64> {
+        let each = v["report"]["each"].as_array().unwrap();
+        each.iter()
+            .map(|j| j["threads"].as_u64().unwrap_or(1))
+            .collect()
+    };
+    let t = threads(&v);
+    assert!(t.contains(&2), "no job of two threads: {v}");
+    let args = std::fs::read_to_string(dir.join("state/sbatch.args")).unwrap();
+    let asked = args
+        .lines()
+        .filter(|l| l.contains("--cpus-per-task=2"))
+        .count();
+    assert!(asked > 0, "{args}");
+    assert!(!args.contains("--cpus-per-task=1"), "{args}");
+    nothing_left_queued(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let dir = fake_srun("cpus");
+    let o = prove_steps(
+        &dir,
+        &[("SLURM_JOB_ID", "4242")],
+        &["--jobs", "2", "--job-widen", "2"],
+        &["e4"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["result"], "proven", "{v}");
+    util::assert_store_certified(&dir.join("t.redb"), &["e4"]);
+    let args = std::fs::read_to_string(dir.join("state/srun.args")).unwrap();
+    let two = args
+        .lines()
+        .filter(|l| l.contains("--cpus-per-task=2 "))
+        .count();
+    let one = args
+        .lines()
+        .filter(|l| l.contains("--cpus-per-task=1 "))
+        .count();
+    let t = threads(&v);
+    assert_eq!(two, t.iter().filter(|&&n| n == 2).count(), "{args}");
+    assert_eq!(one, t.iter().filter(|&&n| n == 1).count(), "{args}");
+    assert!(two > 0, "{args}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_submit_limit_holds_submissions_and_the_line_is_still_proven() {
     let dir = fake_slurm("limit");

@@ -65,12 +65,17 @@ pub struct Ended {
 
 /// Runs jobs.
 pub trait Executor {
-    /// Starts the job in `job` (a file).
-    fn submit(&mut self, job: &Path) -> Result<(), ExecError>;
+    /// Starts the job in `job` (a file), a search of `threads` threads
+    /// (its `budget.threads`): it takes that many workers (a Slurm job
+    /// that many CPUs).
+    fn submit(&mut self, job: &Path, threads: u32) -> Result<(), ExecError>;
     /// Jobs whose workers have ended since the last call.
     fn poll(&mut self) -> Result<Vec<Ended>, ExecError>;
     /// Jobs running or queued.
     fn running(&self) -> usize;
+    /// Workers taken: the search threads of the jobs running or queued
+    /// (a job of T threads takes T; `--jobs` is how many there are).
+    fn busy(&self) -> usize;
     /// Stops one job (its leaf was settled meanwhile); it will not be
     /// reported as ended.
     fn cancel(&mut self, job: &Path);
@@ -143,7 +148,8 @@ impl WorkerCommand {
 /// Worker processes on this machine.
 pub struct Local {
     worker: WorkerCommand,
-    children: Vec<(PathBuf, Child)>,
+    /// Each worker's job, process and search threads.
+    children: Vec<(PathBuf, Child, u32)>,
     /// Workers let go with SIGTERM ([`Local::let_go`]), and when: reaped
     /// by [`Executor::poll`], never reported, SIGKILLed past
     /// [`LET_GO_PATIENCE`].
@@ -172,10 +178,10 @@ impl Local {
     /// reported as ended, and what it writes on its way out (its result,
     /// its tree, its log) is removed once it has ended.
     fn let_go(&mut self, job: &Path) {
-        let Some(i) = self.children.iter().position(|(j, _)| j == job) else {
+        let Some(i) = self.children.iter().position(|(j, _, _)| j == job) else {
             return;
         };
-        let (job, c) = self.children.swap_remove(i);
+        let (job, c, _) = self.children.swap_remove(i);
         sigterm(&c);
         self.stopping.push((job, c, Instant::now()));
     }
@@ -206,12 +212,9 @@ fn sigterm(c: &Child) {
     }
 }
 
-impl Executor for Local {
-    fn shares_table(&self) -> bool {
-        true
-    }
-
-    fn submit(&mut self, job: &Path) -> Result<(), ExecError> {
+impl Local {
+    /// Starts `worker` on `job`, a search of `threads` threads.
+    fn spawn(&mut self, job: &Path, threads: u32, worker: &WorkerCommand) -> Result<(), ExecError> {
         // Never through a link or into a file the master did not make:
         // the names in a work directory are guessable, and a link there
         // (to the store) would have the worker's output written over its
@@ -222,8 +225,8 @@ impl Executor for Local {
         let err = log
             .try_clone()
             .map_err(|e| ExecError::Spawn("a log file".into(), e))?;
-        let mut cmd = Command::new(&self.worker.program);
-        cmd.args(&self.worker.args)
+        let mut cmd = Command::new(&worker.program);
+        cmd.args(&worker.args)
             .arg(job)
             .stdin(Stdio::null())
             .stdout(log)
@@ -241,9 +244,20 @@ impl Executor for Local {
         }
         let child = cmd
             .spawn()
-            .map_err(|e| ExecError::Spawn(self.worker.program.display().to_string(), e))?;
-        self.children.push((job.to_path_buf(), child));
+            .map_err(|e| ExecError::Spawn(worker.program.display().to_string(), e))?;
+        self.children.push((job.to_path_buf(), child, threads));
         Ok(())
+    }
+}
+
+impl Executor for Local {
+    fn shares_table(&self) -> bool {
+        true
+    }
+
+    fn submit(&mut self, job: &Path, threads: u32) -> Result<(), ExecError> {
+        let worker = self.worker.clone();
+        self.spawn(job, threads, &worker)
     }
 
     fn poll(&mut self) -> Result<Vec<Ended>, ExecError> {
@@ -253,7 +267,7 @@ impl Executor for Local {
         while i < self.children.len() {
             match self.children[i].1.try_wait() {
                 Ok(Some(status)) => {
-                    let (job, _) = self.children.swap_remove(i);
+                    let (job, _, _) = self.children.swap_remove(i);
                     ended.push(Ended {
                         job,
                         status: status.code(),
@@ -261,7 +275,7 @@ impl Executor for Local {
                 }
                 Ok(None) => i += 1,
                 Err(_) => {
-                    let (job, _) = self.children.swap_remove(i);
+                    let (job, _, _) = self.children.swap_remove(i);
                     ended.push(Ended { job, status: None });
                 }
             }
@@ -273,16 +287,20 @@ impl Executor for Local {
         self.children.len()
     }
 
+    fn busy(&self) -> usize {
+        self.children.iter().map(|c| c.2 as usize).sum()
+    }
+
     fn cancel(&mut self, job: &Path) {
-        if let Some(i) = self.children.iter().position(|(j, _)| j == job) {
-            let (_, mut c) = self.children.swap_remove(i);
+        if let Some(i) = self.children.iter().position(|(j, _, _)| j == job) {
+            let (_, mut c, _) = self.children.swap_remove(i);
             let _ = c.kill();
             let _ = c.wait();
         }
     }
 
     fn stop_all(&mut self) {
-        for (_, c) in &self.children {
+        for (_, c, _) in &self.children {
             sigterm(c);
         }
         let t0 = Instant::now();
@@ -290,13 +308,13 @@ impl Executor for Local {
             && (self
                 .children
                 .iter_mut()
-                .any(|(_, c)| matches!(c.try_wait(), Ok(None)))
+                .any(|(_, c, _)| matches!(c.try_wait(), Ok(None)))
                 || !self.stopping.is_empty())
         {
             self.reap_let_go();
             std::thread::sleep(Duration::from_millis(20));
         }
-        for (_, c) in &mut self.children {
+        for (_, c, _) in &mut self.children {
             let _ = c.kill();
             let _ = c.wait();
         }
@@ -315,7 +333,8 @@ impl Executor for Local {
 /// per job, and the jobs map one shared table once: the executor for
 /// many small jobs on one machine.
 pub struct Threads {
-    running: Vec<(PathBuf, Arc<AtomicBool>)>,
+    /// Each job's file, stop flag and search threads.
+    running: Vec<(PathBuf, Arc<AtomicBool>, u32)>,
     cancelled: Vec<PathBuf>,
     done_tx: mpsc::Sender<(PathBuf, Option<i32>)>,
     done_rx: mpsc::Receiver<(PathBuf, Option<i32>)>,
@@ -354,7 +373,7 @@ impl Executor for Threads {
         job_nodes / 100
     }
 
-    fn submit(&mut self, job: &Path) -> Result<(), ExecError> {
+    fn submit(&mut self, job: &Path, threads: u32) -> Result<(), ExecError> {
         let stop = Arc::new(AtomicBool::new(false));
         let (path, flag, tx) = (job.to_path_buf(), stop.clone(), self.done_tx.clone());
         std::thread::Builder::new()
@@ -373,7 +392,7 @@ impl Executor for Threads {
                 let _ = tx.send((path, status));
             })
             .map_err(|e| ExecError::Spawn("a job thread".into(), e))?;
-        self.running.push((job.to_path_buf(), stop));
+        self.running.push((job.to_path_buf(), stop, threads));
         Ok(())
     }
 
@@ -386,7 +405,7 @@ impl Executor for Threads {
                 super::job::remove_outputs(&job);
                 continue;
             }
-            self.running.retain(|(j, _)| *j != job);
+            self.running.retain(|(j, _, _)| *j != job);
             ended.push(Ended { job, status });
         }
         Ok(ended)
@@ -396,16 +415,20 @@ impl Executor for Threads {
         self.running.len()
     }
 
+    fn busy(&self) -> usize {
+        self.running.iter().map(|r| r.2 as usize).sum()
+    }
+
     fn cancel(&mut self, job: &Path) {
-        if let Some(i) = self.running.iter().position(|(j, _)| j == job) {
-            let (j, stop) = self.running.swap_remove(i);
+        if let Some(i) = self.running.iter().position(|(j, _, _)| j == job) {
+            let (j, stop, _) = self.running.swap_remove(i);
             stop.store(true, Ordering::Relaxed);
             self.cancelled.push(j);
         }
     }
 
     fn stop_all(&mut self) {
-        for (_, stop) in &self.running {
+        for (_, stop, _) in &self.running {
             stop.store(true, Ordering::Relaxed);
         }
         // Each thread stops at its search's next check and writes an
@@ -413,7 +436,7 @@ impl Executor for Threads {
         let t0 = Instant::now();
         while !self.running.is_empty() && t0.elapsed() < Duration::from_secs(30) {
             match self.done_rx.recv_timeout(Duration::from_millis(100)) {
-                Ok((job, _)) => self.running.retain(|(j, _)| *j != job),
+                Ok((job, _)) => self.running.retain(|(j, _, _)| *j != job),
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
@@ -438,20 +461,18 @@ impl Executor for Threads {
 /// step; the master reads nothing of a stopped job.
 pub struct Steps {
     local: Local,
+    worker: WorkerCommand,
+    args: String,
+    mem_mb: u64,
 }
 
 impl Steps {
-    /// Steps of `worker`, each with `cpus` CPUs and `mem_mb` megabytes
-    /// (unless `args`, the user's extra `srun` arguments, name a memory
-    /// option: then theirs). An error, with a clear message, when the
-    /// master is not in an allocation (`SLURM_JOB_ID` unset) or `srun`
-    /// cannot be run.
-    pub fn new(
-        worker: WorkerCommand,
-        args: &str,
-        cpus: usize,
-        mem_mb: u64,
-    ) -> Result<Steps, ExecError> {
+    /// Steps of `worker`, each with a CPU for each of its job's search
+    /// threads and `mem_mb` megabytes (unless `args`, the user's extra
+    /// `srun` arguments, name a memory option: then theirs). An error,
+    /// with a clear message, when the master is not in an allocation
+    /// (`SLURM_JOB_ID` unset) or `srun` cannot be run.
+    pub fn new(worker: WorkerCommand, args: &str, mem_mb: u64) -> Result<Steps, ExecError> {
         if std::env::var_os("SLURM_JOB_ID").is_none() {
             return Err(ExecError::Slurm(
                 "--executor srun runs each job as a step of the Slurm allocation the master runs in: \
@@ -462,7 +483,10 @@ impl Steps {
         }
         slurm_tool_runs("srun")?;
         Ok(Steps {
-            local: Local::new(steps_command(worker, args, cpus, mem_mb)),
+            local: Local::new(worker.clone()),
+            worker,
+            args: args.to_string(),
+            mem_mb,
         })
     }
 }
@@ -510,8 +534,14 @@ fn steps_command(worker: WorkerCommand, args: &str, cpus: usize, mem_mb: u64) ->
 }
 
 impl Executor for Steps {
-    fn submit(&mut self, job: &Path) -> Result<(), ExecError> {
-        self.local.submit(job)
+    fn submit(&mut self, job: &Path, threads: u32) -> Result<(), ExecError> {
+        let step = steps_command(
+            self.worker.clone(),
+            &self.args,
+            threads.max(1) as usize,
+            self.mem_mb,
+        );
+        self.local.spawn(job, threads, &step)
     }
 
     fn poll(&mut self) -> Result<Vec<Ended>, ExecError> {
@@ -520,6 +550,10 @@ impl Executor for Steps {
 
     fn running(&self) -> usize {
         self.local.running()
+    }
+
+    fn busy(&self) -> usize {
+        self.local.busy()
     }
 
     /// SIGTERM to `srun`, which has Slurm cancel the step (SIGTERM to
@@ -561,9 +595,9 @@ pub struct Slurm {
     worker: WorkerCommand,
     args: Vec<String>,
     timing: SlurmTiming,
-    /// Slurm job id -> job file and, once it has left the queue, when it
-    /// was first missed there.
-    jobs: HashMap<String, (PathBuf, Option<Instant>)>,
+    /// Slurm job id -> job file, its CPUs (search threads) and, once it
+    /// has left the queue, when it was first missed there.
+    jobs: HashMap<String, (PathBuf, u32, Option<Instant>)>,
     last_poll: Option<Instant>,
     /// An `sbatch` and an `squeue` have worked in this run.
     sbatch_worked: bool,
@@ -624,7 +658,7 @@ impl Slurm {
     fn queued(&self) -> usize {
         self.jobs
             .values()
-            .filter(|(_, gone)| gone.is_none())
+            .filter(|(_, _, gone)| gone.is_none())
             .count()
     }
 
@@ -681,7 +715,7 @@ fn shell_quote(s: &str) -> String {
 }
 
 impl Executor for Slurm {
-    fn submit(&mut self, job: &Path) -> Result<(), ExecError> {
+    fn submit(&mut self, job: &Path, threads: u32) -> Result<(), ExecError> {
         let mut words = vec![shell_quote(&self.worker.program.to_string_lossy())];
         words.extend(self.worker.args.iter().map(|a| shell_quote(a)));
         words.push(shell_quote(&job.to_string_lossy()));
@@ -705,6 +739,9 @@ impl Executor for Slurm {
             // limit itself (seen on Slurm 22.05: SIGTERM at 84 s for a
             // 1-minute job, against 24 s with `B:`).
             .arg("--signal=B:TERM@30")
+            // A CPU for each search thread (before the user's arguments,
+            // which may name more).
+            .args((threads > 1).then(|| format!("--cpus-per-task={threads}")))
             .args(&self.args)
             .arg(format!("--wrap=exec {}", words.join(" ")))
             .output()
@@ -729,7 +766,7 @@ impl Executor for Slurm {
         self.sbatch_failing = None;
         self.hold_until = None;
         self.backoff = FIRST_BACKOFF;
-        self.jobs.insert(id, (job.to_path_buf(), None));
+        self.jobs.insert(id, (job.to_path_buf(), threads, None));
         Ok(())
     }
 
@@ -766,7 +803,7 @@ impl Executor for Slurm {
         let mut ended = Vec::new();
         let ids: Vec<String> = self.jobs.keys().cloned().collect();
         for id in ids {
-            let (job, gone) = self.jobs.get_mut(&id).expect("listed above");
+            let (job, _, gone) = self.jobs.get_mut(&id).expect("listed above");
             if listed.contains(&id) {
                 continue;
             }
@@ -774,7 +811,7 @@ impl Executor for Slurm {
             if super::job::result_path(job).exists()
                 || now.duration_since(since) >= self.timing.grace
             {
-                let (job, _) = self.jobs.remove(&id).expect("listed above");
+                let (job, _, _) = self.jobs.remove(&id).expect("listed above");
                 ended.push(Ended { job, status: None });
             }
         }
@@ -789,11 +826,15 @@ impl Executor for Slurm {
         self.jobs.len()
     }
 
+    fn busy(&self) -> usize {
+        self.jobs.values().map(|j| j.1 as usize).sum()
+    }
+
     fn cancel(&mut self, job: &Path) {
         let ids: Vec<String> = self
             .jobs
             .iter()
-            .filter(|(_, (j, _))| j.as_path() == job)
+            .filter(|(_, (j, _, _))| j.as_path() == job)
             .map(|(id, _)| id.clone())
             .collect();
         for id in ids {

@@ -328,7 +328,8 @@ fn run_one(path: &Path) -> (Ran, Option<i32>) {
 }
 
 impl Executor for Sim {
-    fn submit(&mut self, job: &Path) -> Result<(), ExecError> {
+    /// The job's threads are its file's (`threads` is the same).
+    fn submit(&mut self, job: &Path, _threads: u32) -> Result<(), ExecError> {
         // The time budget becomes nodes at the rate, and the job's wall
         // clock stops nothing (it would make the run depend on the load).
         let mut j = Job::read(job).map_err(|e| {
@@ -401,8 +402,12 @@ impl Executor for Sim {
         Ok(ended)
     }
 
-    /// Workers busy: the threads of the jobs out.
     fn running(&self) -> usize {
+        self.out.len()
+    }
+
+    /// Workers busy: the threads of the jobs out.
+    fn busy(&self) -> usize {
         self.out.iter().map(|o| o.threads).sum()
     }
 

@@ -443,7 +443,7 @@ impl Master<'_, '_> {
             if exec.holding() {
                 break;
             }
-            let free = self.cfg.jobs.saturating_sub(exec.running());
+            let free = self.cfg.jobs.saturating_sub(exec.busy());
             if free == 0 {
                 break;
             }
@@ -564,7 +564,7 @@ impl Master<'_, '_> {
                 job.set_history(history);
                 job.write(&path)
                     .map_err(|e| MasterError::Io(path.clone(), e))?;
-                if let Err(e) = exec.submit(&path) {
+                if let Err(e) = exec.submit(&path, threads) {
                     let _ = std::fs::remove_file(&path);
                     return match e {
                         // Not taken now (the executor said why and holds
@@ -815,7 +815,7 @@ impl Master<'_, '_> {
             return Some(base as u32);
         }
         let most = self.cfg.widen.max(base).min(self.cfg.jobs.max(1));
-        let free = self.cfg.jobs.saturating_sub(exec.running());
+        let free = self.cfg.jobs.saturating_sub(exec.busy());
         let by_budget = (budget / self.cfg.budget.nodes.max(1))
             .saturating_mul(self.cfg.widen_per_budget.max(1))
             .clamp(base as u64, most as u64) as usize;

@@ -12,14 +12,18 @@ impl Tt {
     /// Makes this private table one that threads share, at its present
     /// size (no handle may grow it while shared): every access from now on goes through atomics
     /// as in a table shared by processes, and the returned handle is one
-    /// more view of the same entries ([`Tt::view`] makes others). `None`
-    /// where the platform has no shared tables (the search then runs one
-    /// thread), or if the table is shared already.
+    /// more view of the same entries ([`Tt::view`] makes others). A table
+    /// shared already (by threads, or a job's table shared by processes,
+    /// [`Tt::open_shared`]) is accessed through atomics already: the
+    /// handle is one more view of it, and the table stays as it is (so a
+    /// job of several threads searches on the machine's shared table).
+    /// `None` where the platform has no shared tables (the search then
+    /// runs one thread).
     pub fn share(&mut self) -> Option<Tt> {
         #[cfg(target_os = "linux")]
         {
             if self.buckets.shared {
-                return None;
+                return self.view();
             }
             self.xor_tags();
             let map = std::sync::Arc::new(SharedMap {
@@ -36,16 +40,22 @@ impl Tt {
         None
     }
 
-    /// One more handle of a table that threads share ([`Tt::share`]);
-    /// `None` for any other table.
+    /// One more handle of a shared table: one that threads share
+    /// ([`Tt::share`]) or one that processes share ([`Tt::open_shared`]),
+    /// of the same kind; `None` for a private table.
     pub fn view(&self) -> Option<Tt> {
         #[cfg(target_os = "linux")]
         {
-            if !self.threads_share {
+            if !self.buckets.shared {
                 return None;
             }
             let map = self.buckets._keep.clone()?;
-            Some(Tt::over_shared(map, self.buckets.ptr, self.n, true))
+            Some(Tt::over_shared(
+                map,
+                self.buckets.ptr,
+                self.n,
+                self.threads_share,
+            ))
         }
         #[cfg(not(target_os = "linux"))]
         None
@@ -318,7 +328,8 @@ mod tests {
             t.put(k, v(1));
         }
         let mut other = t.share().expect("shared");
-        assert!(t.share().is_none(), "shared once");
+        // Shared again: one more view, the table as it is.
+        drop(t.share().expect("a view"));
         // Shared at its size, the entries kept; it grows only once its own.
         let size = t.bytes_in_use();
         t.grow_full();
@@ -351,8 +362,36 @@ mod tests {
         assert!(u.load(&mut &bytes[..], t.checksum()).unwrap());
         assert_eq!(u.used(), keys.len() as u64);
         assert!(keys.iter().all(|&k| u.get(k) == Some(v(2))));
-        // A private table has no views; nor does one shared by processes.
+        // A private table has no views.
         assert!(u.view().is_none());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_table_shared_by_processes_is_shared_by_threads_as_it_is() {
+        let dir = std::env::temp_dir().join(format!("antiproof-tt-threads-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("antiproof-threads.tt");
+        let _ = std::fs::remove_file(&path);
+        Tt::create_shared(&path, 4 << 20).unwrap();
+        let mut t = Tt::open_shared(&path).unwrap();
+        let v = TtValue {
+            pn: 3,
+            dn: 4,
+            work: 2,
+        };
+        let mut other = t.share().expect("one more handle");
+        assert!(t.is_shared() && other.is_shared());
+        std::thread::scope(|s| {
+            s.spawn(|| other.put(42, v));
+        });
+        assert_eq!(t.get(42), Some(v));
+        assert_eq!(t.view().expect("a view").get(42), Some(v));
+        // Still the processes' table: never made private, nor saved.
+        assert!(!t.unshare());
+        assert!(t.save(&mut Vec::new()).is_err());
+        assert_eq!(Tt::open_shared(&path).unwrap().get(42), Some(v));
+        let _ = std::fs::remove_dir_all(&dir);
     }
     #[test]
     fn a_shared_table_is_seen_by_every_mapping() {

@@ -54,11 +54,12 @@ pub(crate) enum ExecutorKind {
 pub(crate) struct ManyArgs {
     /// Workers at once. With --executor search (the default), N threads
     /// of one search share one transposition table (default 1: one
-    /// search on one thread); with local, threads or slurm, a master
-    /// keeps the top of the proof tree in the store and sends its
-    /// most-proving leaves out as N jobs at a time (default: this
-    /// machine's cores for local and threads, the allocation's tasks for
-    /// srun; slurm needs it given).
+    /// search on one thread); with local, threads, slurm, srun or sim, a
+    /// master keeps the top of the proof tree in the store and sends its
+    /// most-proving leaves out as jobs on N workers (CPUs) at a time, a
+    /// job of T search threads taking T of them (default: this machine's
+    /// cores for local and threads, the allocation's tasks for srun;
+    /// slurm and sim need it given).
     /// docs/prove.md, "Many jobs".
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096), value_name = "N")]
     jobs: Option<u32>,
@@ -82,9 +83,9 @@ pub(crate) struct ManyArgs {
     /// rather than one job's budget.
     #[arg(long, value_parser = count, value_name = "NODES")]
     job_max_nodes: Option<u64>,
-    /// Search threads of each job, on its own table (jobs that share one
-    /// machine's table run one thread; with --executor slurm or srun each
-    /// job asks for this many CPUs: `--cpus-per-task`).
+    /// Search threads of each job, on the machine's shared table or its
+    /// own: each takes one of the --jobs workers (with --executor slurm or
+    /// srun a job asks for a CPU a thread: `--cpus-per-task`).
     #[arg(long, default_value_t = 1, value_parser = crate::cli::values::threads(), value_name = "T")]
     job_threads: usize,
     /// Seconds one job may run at most.
@@ -128,14 +129,16 @@ pub(crate) struct ManyArgs {
     /// (0: the best child's subtree is filled first, the default).
     #[arg(long, default_value_t = 0.0, hide = true, value_name = "F")]
     job_spread: f64,
-    /// With --executor sim: workers a selection leaves idle go to the jobs
-    /// it sends as more search threads (in lockstep), up to T a job (0:
-    /// every job has --job-threads).
-    #[arg(long, default_value_t = 0, hide = true, value_name = "T")]
+    /// Workers a selection leaves idle go to the jobs it sends as more
+    /// search threads, up to T a job, and a job asks for threads by its
+    /// budget (--job-widen-per-budget), waiting for them (0: every job has
+    /// --job-threads). On the simulated cluster the threads run in
+    /// lockstep.
+    #[arg(long, default_value_t = 0, value_name = "T")]
     job_widen: usize,
     /// With --job-widen: threads a job asks for each first budget
     /// (--job-nodes) in its own budget.
-    #[arg(long, default_value_t = 1, hide = true, value_name = "K")]
+    #[arg(long, default_value_t = 1, value_name = "K")]
     job_widen_per_budget: u64,
     /// Factor of a child's budget over its parent's.
     #[arg(long, default_value_t = 2, hide = true)]
@@ -276,8 +279,6 @@ impl ManyArgs {
                 (self.sim_rate.is_some(), "--sim-rate"),
                 (self.sim_latency.is_some(), "--sim-latency"),
                 (self.sim_baseline.is_some(), "--sim-baseline"),
-                (self.job_widen > 0, "--job-widen"),
-                (self.job_widen_per_budget != 1, "--job-widen-per-budget"),
             ] {
                 if given {
                     bail!(
@@ -296,13 +297,6 @@ impl ManyArgs {
             real_threads: 1,
         }
         .check()?;
-        // A job of T threads takes T simulated workers: it must fit.
-        if self.job_threads > workers {
-            bail!(
-                "--job-threads {}: a simulated job of T threads takes T workers, and --jobs gives {workers}",
-                self.job_threads
-            );
-        }
         Ok(())
     }
 
@@ -360,6 +354,8 @@ impl ManyArgs {
             job_deep_expand => "--job-deep-expand",
             job_spread => "--job-spread",
             job_growth => "--job-growth",
+            job_widen => "--job-widen",
+            job_widen_per_budget => "--job-widen-per-budget",
             slurm_args => "--slurm-args",
             slurm_grace => "--slurm-grace",
             slurm_patience => "--slurm-patience",
@@ -509,26 +505,17 @@ fn executor(
         ExecutorKind::Local => Box::new(Local::new(worker)),
         ExecutorKind::Threads => Box::new(crate::jobs::executor::Threads::new()),
         ExecutorKind::Slurm => {
-            let mut args = many.slurm_args.clone();
-            if many.job_threads > 1 {
-                args = format!("--cpus-per-task={} {args}", many.job_threads);
-            }
             let timing = SlurmTiming {
                 grace: std::time::Duration::from_secs(many.slurm_grace),
                 patience: std::time::Duration::from_secs(many.slurm_patience),
             };
-            Box::new(Slurm::new(worker, &args, timing)?)
+            Box::new(Slurm::new(worker, &many.slurm_args, timing)?)
         }
         ExecutorKind::Srun => {
             // The job's table, and a margin for the rest of the process.
             let table_mb = args.memory.bytes() as u64 >> 20;
             let mem_mb = table_mb + (table_mb / 8).max(512);
-            Box::new(Steps::new(
-                worker,
-                &many.slurm_args,
-                many.job_threads,
-                mem_mb,
-            )?)
+            Box::new(Steps::new(worker, &many.slurm_args, mem_mb)?)
         }
         ExecutorKind::Sim => {
             let (cfg, measured) = sim_config(args, jobs, work_dir, pos, winner)?;
@@ -576,6 +563,28 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         );
     }
     let jobs = many.jobs_at_once()?;
+    // A job of T threads takes T workers: it must fit.
+    if many.job_threads > jobs {
+        bail!(
+            "--job-threads {}: a job of T threads takes T of the workers, and --jobs gives {jobs}",
+            many.job_threads
+        );
+    }
+    // Up to T threads a job, and never more than there are workers (a
+    // sweep over P keeps one T); past what one search takes, a mistake.
+    if many.job_widen > crate::search::MAX_THREADS {
+        bail!(
+            "--job-widen {}: a job has at most {} search threads",
+            many.job_widen,
+            crate::search::MAX_THREADS
+        );
+    }
+    if many.job_widen_per_budget == 0 {
+        bail!("--job-widen-per-budget must be at least 1 (threads for each first budget)");
+    }
+    if many.job_widen_per_budget != 1 && many.job_widen == 0 {
+        bail!("--job-widen-per-budget sizes the threads of widened jobs: give it with --job-widen");
+    }
     let rules = args.rules.stalemate();
     let (start, pos, played) = super::root_of(args)?;
     let winner = super::winner_of(args, &pos, &played);
@@ -666,7 +675,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         excerpts: !many.no_table_excerpts && !shares,
         deep: many.job_deep_expand,
         spread: many.job_spread,
-        widen: many.job_widen.min(crate::search::MAX_THREADS),
+        widen: many.job_widen,
         widen_per_budget: many.job_widen_per_budget,
         min_nodes: exec.min_job_nodes(many.job_nodes),
     };
