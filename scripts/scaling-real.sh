@@ -11,7 +11,12 @@
 # fewer cores give --p 2.
 #
 #   scripts/scaling-real.sh [--rounds R] [--p "2 16"] [--latency 0.3]
-#                           [--memory 1G] [LINE...]      (default line: e3 f5)
+#                           [--memory 1G] [PROVE-OPTIONS] [LINE...]
+#                                                  (default line: e3 f5)
+#
+# PROVE-OPTIONS go to both runs (then give the line too), e.g. the widened
+# jobs measured best on the simulation:
+#   scripts/scaling-real.sh --p 16 --job-nodes 4.5M --job-widen 8 e3 f5
 set -euo pipefail
 rounds=2 plist="2 16" latency=0.3 memory=1G
 while [ $# -gt 0 ]; do
