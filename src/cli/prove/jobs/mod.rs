@@ -97,7 +97,7 @@ pub(crate) struct ManyArgs {
     job_focus: bool,
     /// Where the winner moves, jobs go to a move only while its proof
     /// number is at most F times the best move's (F >= 1; 0: to any).
-    #[arg(long, default_value_t = 0.0, hide = true, value_name = "F")]
+    #[arg(long, default_value_t = 0.0, value_name = "F")]
     job_speculation: f64,
     /// A leaf where the loser moves is expanded at once, a job for each
     /// reply, instead of going out as one job (the first versions' way;
@@ -127,7 +127,7 @@ pub(crate) struct ManyArgs {
     /// Leaves are picked one at a time, a child's number weighed by 1 + F
     /// x the jobs out below it, so the workers spread over near siblings
     /// (0: the best child's subtree is filled first, the default).
-    #[arg(long, default_value_t = 0.0, hide = true, value_name = "F")]
+    #[arg(long, default_value_t = 0.0, value_name = "F")]
     job_spread: f64,
     /// Workers a selection leaves idle go to the jobs it sends as more
     /// search threads, up to T a job, and a job asks for threads by its
