@@ -290,9 +290,8 @@ impl StateSaver<'_> {
             self.root,
             self.winner,
             &keys[..],
-            self.save.max_records,
             tt,
-            self.save.max_tt,
+            &self.save,
         )?;
         drop(keys);
         let bytes = super::state::write(&self.save.path, &state)?;

@@ -62,6 +62,10 @@ const VERSION: u32 = 1;
 /// nodes than a fresh search (docs/prove.md, "A plain search's state").
 pub const DEFAULT_TT_ENTRIES: usize = 400_000;
 
+/// The fewest table entries a plain search's state holds by default when
+/// its records take the rest of [`StateSave::max_items`].
+pub const MIN_TT_ENTRIES: usize = 100_000;
+
 /// A state file (of either kind) is refused past this size once
 /// decompressed.
 const MAX_BYTES: u64 = 1 << 30;
@@ -255,6 +259,25 @@ pub struct StateSave {
     pub max_records: usize,
     /// Table entries it may hold.
     pub max_tt: usize,
+    /// Records and table entries together, when set (a plain search's
+    /// default, `--state-tt` not given): the entries fill what the records
+    /// leave, down to [`MIN_TT_ENTRIES`], so the file stays near 5 MB
+    /// however many records the search wrote (about 10 bytes each
+    /// compressed, either kind).
+    pub max_items: Option<usize>,
+}
+
+impl StateSave {
+    /// Table entries a state of `records` records holds.
+    pub fn tt_entries(&self, records: usize) -> usize {
+        match self.max_items {
+            Some(n) => n
+                .saturating_sub(records)
+                .max(MIN_TT_ENTRIES)
+                .min(self.max_tt),
+            None => self.max_tt,
+        }
+    }
 }
 
 /// What a save wrote.
@@ -339,19 +362,19 @@ impl SearchState {
 }
 
 /// The state of the search of `rule_set` from `root` for `winner`: the
-/// records of `keys` that `store` holds (at most `max_records`, in the
-/// order given) and the `max_tt` entries of `tt` of most work.
-#[allow(clippy::too_many_arguments)]
+/// records of `keys` that `store` holds (at most `save.max_records`, in
+/// the order given) and the entries of `tt` of most work, as many as
+/// [`StateSave::tt_entries`] leaves for them.
 pub fn collect(
     store: &Store,
     rule_set: RuleSet,
     root: Key,
     winner: Color,
     keys: &[Key],
-    max_records: usize,
     tt: &Tt,
-    max_tt: usize,
+    save: &StateSave,
 ) -> Result<(SearchState, u64), StoreError> {
+    let max_records = save.max_records;
     let reader = store.reader()?;
     let mut records = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -372,7 +395,7 @@ pub fn collect(
             ));
         }
     }
-    let tt = tt.most_worked(max_tt);
+    let tt = tt.most_worked(save.tt_entries(records.len()));
     Ok((
         SearchState {
             rule_set,
@@ -545,6 +568,23 @@ mod tests {
                 .unwrap_err()
                 .contains("job-level")
         );
+    }
+
+    #[test]
+    fn records_take_the_table_entries_room_down_to_a_floor_unless_counts_are_given() {
+        let save = |max_items| StateSave {
+            path: PathBuf::from("s.zst"),
+            every: std::time::Duration::from_secs(1),
+            max_records: 400_000,
+            max_tt: DEFAULT_TT_ENTRIES,
+            max_items,
+        };
+        let shared = save(Some(DEFAULT_TT_ENTRIES));
+        assert_eq!(shared.tt_entries(0), DEFAULT_TT_ENTRIES);
+        assert_eq!(shared.tt_entries(150_000), 250_000);
+        assert_eq!(shared.tt_entries(390_000), MIN_TT_ENTRIES);
+        // `--state-tt` given: its count, whatever the records.
+        assert_eq!(save(None).tt_entries(390_000), DEFAULT_TT_ENTRIES);
     }
 
     #[test]

@@ -202,8 +202,9 @@ pub(crate) struct ManyArgs {
     /// shared table, or a plain search's own; those of most work: what
     /// the search learnt of the lines not closed yet; 0: none). A resumed
     /// run puts them back into its table. Default 100,000 for a job-level
-    /// search, 400,000 for a plain one (docs/prove.md, "A plain search's
-    /// state").
+    /// search; for a plain one, 400,000 less the records the state holds,
+    /// at least 100,000 (so the file stays near 5 MB; docs/prove.md, "A
+    /// plain search's state").
     #[arg(long, value_parser = clap::value_parser!(u64).range(0..=MAX_STATE_ITEMS), value_name = "N")]
     state_tt: Option<u64>,
     /// The worker command instead of this program's `job run` (another
@@ -368,8 +369,16 @@ impl ManyArgs {
 
     /// Where and how often a plain search saves its run state
     /// (`--state`, with `--state-every`, `--state-records`, `--state-tt`).
+    /// With `--state-tt` left out, its records and table entries share
+    /// [`crate::search::state::DEFAULT_TT_ENTRIES`] (about 5 MB).
     pub(super) fn plain_state(&self) -> anyhow::Result<Option<crate::search::state::StateSave>> {
-        self.state_save(crate::search::state::DEFAULT_TT_ENTRIES)
+        let mut save = self.state_save(crate::search::state::DEFAULT_TT_ENTRIES)?;
+        if let Some(s) = save.as_mut()
+            && self.state_tt.is_none()
+        {
+            s.max_items = Some(crate::search::state::DEFAULT_TT_ENTRIES);
+        }
+        Ok(save)
     }
 
     /// The `--state` settings, with `default_tt` table entries unless
@@ -386,6 +395,7 @@ impl ManyArgs {
             every: state_every(self.state_every)?,
             max_records: self.state_records as usize,
             max_tt: self.state_tt.map_or(default_tt, |n| n as usize),
+            max_items: None,
         }))
     }
 
