@@ -460,8 +460,9 @@ impl Executor for Threads {
 /// master stopping) by SIGTERM to its `srun`, which has Slurm cancel the
 /// step; the master reads nothing of a stopped job.
 pub struct Steps {
+    /// The step's worker processes; its worker command is the one each
+    /// step's `srun` runs.
     local: Local,
-    worker: WorkerCommand,
     args: String,
     mem_mb: u64,
 }
@@ -483,8 +484,7 @@ impl Steps {
         }
         slurm_tool_runs("srun")?;
         Ok(Steps {
-            local: Local::new(worker.clone()),
-            worker,
+            local: Local::new(worker),
             args: args.to_string(),
             mem_mb,
         })
@@ -536,7 +536,7 @@ fn steps_command(worker: WorkerCommand, args: &str, cpus: usize, mem_mb: u64) ->
 impl Executor for Steps {
     fn submit(&mut self, job: &Path, threads: u32) -> Result<(), ExecError> {
         let step = steps_command(
-            self.worker.clone(),
+            self.local.worker.clone(),
             &self.args,
             threads.max(1) as usize,
             self.mem_mb,

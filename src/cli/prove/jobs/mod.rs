@@ -138,7 +138,7 @@ pub(crate) struct ManyArgs {
     job_widen: usize,
     /// With --job-widen: threads a job asks for each first budget
     /// (--job-nodes) in its own budget.
-    #[arg(long, default_value_t = 1, value_name = "K")]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..), value_name = "K")]
     job_widen_per_budget: u64,
     /// Factor of a child's budget over its parent's.
     #[arg(long, default_value_t = 2, hide = true)]
@@ -588,9 +588,6 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
             many.job_widen,
             crate::search::MAX_THREADS
         );
-    }
-    if many.job_widen_per_budget == 0 {
-        bail!("--job-widen-per-budget must be at least 1 (threads for each first budget)");
     }
     if many.job_widen_per_budget != 1 && many.job_widen == 0 {
         bail!("--job-widen-per-budget sizes the threads of widened jobs: give it with --job-widen");
