@@ -399,6 +399,61 @@ fn a_stopped_search_saves_its_table_and_the_next_run_resumes_from_it() {
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
+/// A stopped search says where it stands: every root move with its
+/// numbers and replies proven, in the search's order, and the principal
+/// line from the first of them: a legal line of open nodes, of which only
+/// the last may be one the table holds no entry for. A finished search
+/// gives neither.
+#[test]
+fn a_stopped_search_gives_its_root_moves_and_principal_line() {
+    use antiproof::rules::Position;
+    let db = temp_db("cli-standing");
+    let o = prove(&db, &["--json", "--limit", "200000 nodes", "e3", "g6"]);
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
+    let v = util::json(&o);
+    let (root, _) = Position::startpos().play_line_str("e3 g6").unwrap();
+    let moves = v["root_moves"].as_array().expect("root_moves");
+    assert_eq!(moves.len(), root.legal_moves().len(), "{v}");
+    // White moves at the root: best first by proof number.
+    let pns: Vec<u64> = moves.iter().map(|m| m["pn"].as_u64().unwrap()).collect();
+    assert!(pns.windows(2).all(|w| w[0] <= w[1]), "{pns:?}");
+    assert_eq!(pns[0], v["root_pn"].as_u64().unwrap(), "{v}");
+    for m in moves {
+        let mv = root.parse_move(m["san"].as_str().unwrap()).unwrap();
+        let child = root.play(mv);
+        assert_eq!(m["replies"], child.legal_moves().len(), "{m}");
+        assert!(m["replies_proven"].as_u64() <= m["replies"].as_u64(), "{m}");
+        assert!(["open", "new", "proven", "disproven"].contains(&m["state"].as_str().unwrap()));
+    }
+    let line = v["principal_line"].as_array().expect("principal_line");
+    assert!(!line.is_empty(), "{v}");
+    assert_eq!(line[0]["san"], moves[0]["san"], "{v}");
+    let mut pos = root;
+    for (i, step) in line.iter().enumerate() {
+        let state = step["state"].as_str().unwrap();
+        assert!(
+            state == "open" || (state == "new" && i == line.len() - 1),
+            "{v}"
+        );
+        assert!(step.get("replies").is_none(), "{step}");
+        pos = pos.play(pos.parse_move(step["san"].as_str().unwrap()).unwrap());
+    }
+    // The same in words, as the job-level summary gives its top tree's.
+    let o = prove(&db, &["--limit", "1000 nodes", "e3", "g6"]);
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("\nbest moves:      "), "{text}");
+    assert!(text.contains("\nprincipal line:  "), "{text}");
+    let o = prove(&db, &["--json", "e3", "g6"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let v = util::json(&o);
+    assert!(
+        v["root_moves"].is_null() && v["principal_line"].is_null(),
+        "{v}"
+    );
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
 /// `--jobs 2` (the search executor): two threads of one search on one
 /// table; a node limit counts both threads' nodes, the stopped search
 /// saves the table, the next run resumes from it and proves the line,

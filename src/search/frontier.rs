@@ -49,3 +49,167 @@ impl Prover<'_> {
             .collect()
     }
 }
+
+/// A move and the numbers of the position after it, as a stopped search
+/// left them (`prove --json`'s `root_moves` and `principal_line`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct MoveStanding {
+    /// The move (SAN).
+    pub san: String,
+    /// `proven`, `disproven`, `open` (searched, unsolved) or `new` (not in
+    /// the table: unsearched, or its entry lost).
+    pub state: &'static str,
+    /// The proof number after the move (0: proven; 4294967295: infinite).
+    pub pn: u32,
+    /// The disproof number after the move.
+    pub dn: u32,
+    /// The replies to it (its position's legal moves); only in
+    /// `root_moves`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replies: Option<u32>,
+    /// Of those, the ones after which the winner wins (in the table, the
+    /// store, a game end or an endgame table); only in `root_moves`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replies_proven: Option<u32>,
+}
+
+/// Where a stopped search stands: its root's moves, in the order the
+/// search would take them, and its principal line.
+#[derive(Clone, Debug, Default)]
+pub struct Standing {
+    /// Every legal move of the root with its numbers and its replies
+    /// proven, best first (by proof number where the winner moves, by
+    /// disproof number where the loser does: the search's order).
+    pub root_moves: Vec<MoveStanding>,
+    /// The most-proving path from the root: at each position the child
+    /// the search would enter next, down to one the table does not hold,
+    /// a solved one, or 200 plies.
+    pub principal_line: Vec<MoveStanding>,
+}
+
+/// The longest principal line a [`Standing`] gives.
+const STANDING_MAX_PLIES: usize = 200;
+
+/// A child as [`Prover::standing`] sees it.
+struct Seen {
+    mv: Move,
+    pos: Position,
+    key: u64,
+    pn: u32,
+    dn: u32,
+    in_table: bool,
+}
+
+impl Seen {
+    fn state(&self) -> &'static str {
+        if self.pn == 0 {
+            "proven"
+        } else if self.dn == 0 {
+            "disproven"
+        } else if self.in_table {
+            "open"
+        } else {
+            "new"
+        }
+    }
+}
+
+impl Prover<'_> {
+    /// After [`Prover::prove`] of `root` stopped: its moves with their
+    /// numbers and replies proven, and the principal line, each child's
+    /// value as the search would take it (the table, a repetition, a game
+    /// end, an endgame table, the store; else the mobility values). A
+    /// report for the user, not a result: the table may have lost an
+    /// entry, and nothing here is certified.
+    pub fn standing(&mut self, root: &Position) -> Standing {
+        let or_at = |p: &Position, prover| p.turn() == prover;
+        let key = self.start_path(&[], root);
+        let mut kids = self.seen(root, key);
+        let or = or_at(root, self.prover);
+        kids.sort_by_key(|k| search_order(k, or));
+        let mut root_moves = Vec::with_capacity(kids.len());
+        for k in &kids {
+            self.search
+                .path
+                .push(k.pos.zobrist(), k.mv.is_irreversible());
+            let replies = self.seen(&k.pos, k.key);
+            self.search.path.pop();
+            root_moves.push(MoveStanding {
+                san: root.san(k.mv),
+                state: k.state(),
+                pn: k.pn,
+                dn: k.dn,
+                replies: Some(replies.len() as u32),
+                replies_proven: Some(replies.iter().filter(|r| r.pn == 0).count() as u32),
+            });
+        }
+        let mut principal_line = Vec::new();
+        let (mut pos, mut key) = (*root, key);
+        while principal_line.len() < STANDING_MAX_PLIES {
+            let or = or_at(&pos, self.prover);
+            let Some(next) = self
+                .seen(&pos, key)
+                .into_iter()
+                .filter(|k| k.pn != 0 && k.dn != 0)
+                .min_by_key(|k| search_order(k, or))
+            else {
+                break;
+            };
+            principal_line.push(MoveStanding {
+                san: pos.san(next.mv),
+                state: next.state(),
+                pn: next.pn,
+                dn: next.dn,
+                replies: None,
+                replies_proven: None,
+            });
+            if !next.in_table {
+                break;
+            }
+            self.search
+                .path
+                .push(next.pos.zobrist(), next.mv.is_irreversible());
+            (pos, key) = (next.pos, next.key);
+        }
+        // The path as the search left it.
+        self.start_path(&[], root);
+        principal_line.shrink_to_fit();
+        Standing {
+            root_moves,
+            principal_line,
+        }
+    }
+
+    /// The children of `pos` (tt key `key`, on top of the path) with the
+    /// values a search would give them.
+    fn seen(&mut self, pos: &Position, key: u64) -> Vec<Seen> {
+        pos.legal_moves()
+            .iter()
+            .map(|&m| {
+                let child = pos.play(m);
+                let ckey = child_key(key, m, &child);
+                let in_table = self.search.tt.get(ckey).is_some();
+                let (pn, dn, _) = self.eval_child(&child, ckey, m.is_irreversible());
+                Seen {
+                    mv: m,
+                    pos: child,
+                    key: ckey,
+                    pn,
+                    dn,
+                    in_table,
+                }
+            })
+            .collect()
+    }
+}
+
+/// The search's order of children (`dfpn::select` without a seed): by
+/// proof number where the winner moves, ties to the larger disproof
+/// number; by disproof number where the loser moves; then the move order.
+fn search_order(k: &Seen, or: bool) -> (u32, std::cmp::Reverse<u32>) {
+    if or {
+        (k.pn, std::cmp::Reverse(k.dn))
+    } else {
+        (k.dn, std::cmp::Reverse(0))
+    }
+}

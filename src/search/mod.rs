@@ -48,7 +48,7 @@ mod write;
 pub use alternatives::AlternativeFigures;
 pub use config::{Config, Limits, MAX_THREADS};
 pub use dfpn::{tt_key_fingerprint, tt_key_of_line};
-pub use frontier::ChildNumbers;
+pub use frontier::{ChildNumbers, MoveStanding, Standing};
 pub use prover::Prover;
 pub use report::{Progress, ProgressFn, ProofSummary, ProveReport, ProveResult, SearchError};
 pub use shrink::{ShrinkFigures, shrink_stored_proof};

@@ -500,7 +500,7 @@ impl<'s> Prover<'s> {
 
     /// Sets the search path to `history` then `root`, and the root's tt
     /// key, which it returns.
-    fn start_path(&mut self, history: &[Position], root: &Position) -> u64 {
+    pub(super) fn start_path(&mut self, history: &[Position], root: &Position) -> u64 {
         let mut line: Vec<Position> = history.to_vec();
         line.push(*root);
         let key = super::dfpn::line_key(&line);

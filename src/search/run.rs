@@ -92,6 +92,8 @@ pub struct Finished {
     pub state_seeded: u64,
     /// What the last save of the run state wrote.
     pub state_saved: Option<StateSaved>,
+    /// Where a stopped search stands ([`Prover::standing`]).
+    pub standing: Option<super::Standing>,
 }
 
 /// What can go wrong in a [`ProvingRun`].
@@ -217,7 +219,9 @@ pub fn prove<'a>(
                 // A stopped search keeps its tt for the next run; a
                 // finished one no longer needs it.
                 let mut saved_tt = None;
+                let mut standing = None;
                 if report.result == ProveResult::Stopped {
+                    standing = Some(prover.standing(&job.root));
                     prover
                         .save_tt(&job.root, &tt_path)
                         .map_err(|e| RunError::SaveTt(tt_path.clone(), e))?;
@@ -244,6 +248,7 @@ pub fn prove<'a>(
                     saved_tt,
                     state_seeded,
                     state_saved: last_save,
+                    standing,
                 })
             })
             .expect("spawning the search thread")

@@ -208,6 +208,10 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     }
     let (state_saved, state_seeded) = (finished.state_saved, finished.state_seeded);
     let (report, resumed, saved_tt) = (finished.report, finished.resumed, finished.saved_tt);
+    let (root_moves, principal_line) = match finished.standing {
+        Some(st) => (Some(st.root_moves), Some(st.principal_line)),
+        None => (None, None),
+    };
     if report.result == ProveResult::Proven {
         store_line_back(&store, rule_set, &start, &played, winner)?;
         super::proven_lines::note(&store, rule_set, args.fen.as_deref(), &played, winner)?;
@@ -235,6 +239,8 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         span_nodes: report.span_nodes,
         root_pn: report.root_pn,
         root_dn: report.root_dn,
+        root_moves,
+        principal_line,
         proof_positions: report.proof_positions,
         proof_depth: report.proof_depth,
         records_written: report.records_written,

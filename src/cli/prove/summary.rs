@@ -1,7 +1,7 @@
 //! What `prove` reports when a run ends: the JSON summary (`--json`) and
 //! the text one, with the process's CPU time, peak memory and revision.
 
-use crate::search::{ProveReport, ProveResult};
+use crate::search::{MoveStanding, ProveReport, ProveResult};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -29,6 +29,11 @@ pub(super) struct Summary {
     /// (4294967295 is infinite: 0 and that for a proof).
     pub(super) root_pn: u32,
     pub(super) root_dn: u32,
+    /// A stopped search: the root's moves with their numbers and replies
+    /// proven, in the search's order, and its principal line (the
+    /// most-proving path through the table).
+    pub(super) root_moves: Option<Vec<MoveStanding>>,
+    pub(super) principal_line: Option<Vec<MoveStanding>>,
     pub(super) proof_positions: u64,
     pub(super) proof_depth: u32,
     pub(super) records_written: u64,
@@ -151,6 +156,7 @@ pub(super) fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) 
             fmt_pn(s.root_pn),
             fmt_pn(s.root_dn)
         )?;
+        print_standing(out, s)?;
     }
     if r.result == ProveResult::Proven {
         writeln!(out, "proof positions: {}", s.proof_positions)?;
@@ -241,6 +247,47 @@ pub(super) fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) 
         writeln!(out, "root in table:   {v}")?;
     }
     writeln!(out, "revision:        {}", s.revision)?;
+    Ok(())
+}
+
+/// A stopped run's best three root moves and principal line, as the
+/// job-level summary gives its top tree's.
+fn print_standing(out: &mut impl Write, s: &Summary) -> io::Result<()> {
+    if let Some(moves) = &s.root_moves {
+        let best: Vec<String> = moves
+            .iter()
+            .take(3)
+            .map(|m| {
+                let replies = match (m.replies, m.replies_proven) {
+                    (Some(n), Some(p)) if n > 0 => format!(", {p} of {n} replies proven"),
+                    _ => String::new(),
+                };
+                format!(
+                    "{} ({}, pn {} dn {}{replies})",
+                    m.san,
+                    m.state,
+                    fmt_pn(m.pn),
+                    fmt_pn(m.dn)
+                )
+            })
+            .collect();
+        if !best.is_empty() {
+            writeln!(out, "best moves:      {}", best.join("; "))?;
+        }
+    }
+    if let Some(line) = &s.principal_line
+        && let Some(last) = line.last()
+    {
+        let moves: Vec<&str> = line.iter().map(|m| m.san.as_str()).collect();
+        writeln!(
+            out,
+            "principal line:  {} (its last node {}, pn {} dn {})",
+            moves.join(" "),
+            last.state,
+            fmt_pn(last.pn),
+            fmt_pn(last.dn)
+        )?;
+    }
     Ok(())
 }
 

@@ -194,7 +194,12 @@ impl Prover<'_> {
 
     /// The initial (pn, dn, size) of a child not searched yet.
     #[inline]
-    fn eval_child(&mut self, child: &Position, key: u64, irr: bool) -> (u32, u32, u32) {
+    pub(in crate::search) fn eval_child(
+        &mut self,
+        child: &Position,
+        key: u64,
+        irr: bool,
+    ) -> (u32, u32, u32) {
         let z = child.zobrist();
         if !irr && self.search.path.repeats(z) {
             return (INF, 0, 0);
