@@ -81,9 +81,10 @@ pub struct Standing {
     /// proven, best first (by proof number where the winner moves, by
     /// disproof number where the loser does: the search's order).
     pub root_moves: Vec<MoveStanding>,
-    /// The most-proving path from the root: at each position the child
-    /// the search would enter next, down to one the table does not hold,
-    /// a solved one, or 200 plies.
+    /// The most-proving path through the table from the root: at each
+    /// position, of the unsolved children the table holds, the one the
+    /// search's order puts first; where it holds none, the first of the
+    /// others, and the line ends there (or at 200 plies).
     pub principal_line: Vec<MoveStanding>,
 }
 
@@ -147,10 +148,17 @@ impl Prover<'_> {
         let (mut pos, mut key) = (*root, key);
         while principal_line.len() < STANDING_MAX_PLIES {
             let or = or_at(&pos, self.prover);
-            let Some(next) = self
+            let open: Vec<Seen> = self
                 .seen(&pos, key)
                 .into_iter()
                 .filter(|k| k.pn != 0 && k.dn != 0)
+                .collect();
+            // Through the table: a child it holds no entry for (never
+            // searched, or its entry lost) only where it holds none.
+            let held = open.iter().any(|k| k.in_table);
+            let Some(next) = open
+                .into_iter()
+                .filter(|k| k.in_table || !held)
                 .min_by_key(|k| search_order(k, or))
             else {
                 break;
