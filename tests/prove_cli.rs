@@ -454,6 +454,50 @@ fn a_stopped_search_gives_its_root_moves_and_principal_line() {
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
+/// With standard error not a terminal, a running search writes a line
+/// there every `--log-every` on where it stands; `--log-every` is a time,
+/// and only for one line's search.
+#[test]
+fn a_search_in_the_background_logs_where_it_stands() {
+    let db = temp_db("cli-log-every");
+    let o = prove(&db, &["--limit", "2s", "--log-every", "300ms", "e3", "f5"]);
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
+    let err = util::stderr(&o);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("antiproof: after "))
+        .collect();
+    assert!(!lines.is_empty(), "{err}");
+    for l in &lines {
+        assert!(l.contains(" nodes (") && l.contains(", root pn "), "{l}");
+        assert!(l.contains("; best moves: Ba6 ("), "{l}");
+        assert!(l.contains("; principal line: Ba6 "), "{l}");
+    }
+    let o = prove(
+        &db,
+        &["--limit", "1000 nodes", "--log-every", "0s", "e3", "f5"],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
+    assert!(!util::stderr(&o).contains("antiproof: after "));
+    for (args, says) in [
+        (&["--log-every", "5M nodes"][..], "takes a time"),
+        (
+            &["--log-every", "1m", "--jobs", "2", "--executor", "threads"][..],
+            "job executors",
+        ),
+        (
+            &["--log-every", "1m", "--ladder", "--rungs", "1"][..],
+            "--ladder",
+        ),
+    ] {
+        let o = prove(&db, &[args, &["e3", "f5"]].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = util::stderr(&o);
+        assert!(err.contains("--log-every") && err.contains(says), "{err}");
+    }
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
 /// `--jobs 2` (the search executor): two threads of one search on one
 /// table; a node limit counts both threads' nodes, the stopped search
 /// saves the table, the next run resumes from it and proves the line,

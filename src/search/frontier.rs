@@ -116,15 +116,23 @@ impl Seen {
 }
 
 impl Prover<'_> {
-    /// After [`Prover::prove`] of `root` stopped: its moves with their
-    /// numbers and replies proven, and the principal line, each child's
-    /// value as the search would take it (the table, a repetition, a game
-    /// end, an endgame table, the store; else the mobility values). A
-    /// report for the user, not a result: the table may have lost an
-    /// entry, and nothing here is certified.
-    pub fn standing(&mut self, root: &Position) -> Standing {
+    /// Where the last search ([`Prover::prove`], [`Prover::prove_after`])
+    /// stands: its root's moves with their numbers and replies proven,
+    /// and the principal line, each child's value as the search would
+    /// take it (the table, a repetition, a game end, an endgame table, the
+    /// store; else the mobility values). Called when a search stopped, or
+    /// during one (the search's path is put back as it was). A report for
+    /// the user, not a result: the table may have lost an entry, and
+    /// nothing here is certified.
+    pub fn standing(&mut self) -> Standing {
+        let Some((root, history)) = self.root_line.split_last() else {
+            return Standing::default();
+        };
+        let (root, history) = (*root, history.to_vec());
+        let path = self.search.path.entries();
         let or_at = |p: &Position, prover| p.turn() == prover;
-        let key = self.start_path(&[], root);
+        let key = self.start_path(&history, &root);
+        let root = &root;
         let mut kids = self.seen(root, key);
         let or = or_at(root, self.prover);
         kids.sort_by_key(|k| search_order(k, or));
@@ -180,7 +188,7 @@ impl Prover<'_> {
             (pos, key) = (next.pos, next.key);
         }
         // The path as the search left it.
-        self.start_path(&[], root);
+        self.search.path.set_entries(&path);
         principal_line.shrink_to_fit();
         Standing {
             root_moves,

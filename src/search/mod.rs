@@ -49,7 +49,7 @@ pub use alternatives::AlternativeFigures;
 pub use config::{Config, Limits, MAX_THREADS};
 pub use dfpn::{tt_key_fingerprint, tt_key_of_line};
 pub use frontier::{ChildNumbers, MoveStanding, Standing};
-pub use prover::Prover;
+pub use prover::{Prover, StandingFn};
 pub use report::{Progress, ProgressFn, ProofSummary, ProveReport, ProveResult, SearchError};
 pub use shrink::{ShrinkFigures, shrink_stored_proof};
 pub use walk::{WALK_LIMIT, walk_proof, walk_proof_with};

@@ -55,7 +55,25 @@ pub struct Prover<'s> {
     lockstep: bool,
     /// [`Config::shrink_alternatives`].
     shrink_alternatives: bool,
+    /// The last search's root, after the positions before it
+    /// ([`Prover::prove_after`]'s history): where [`Prover::standing`]
+    /// starts.
+    pub(super) root_line: Vec<Position>,
+    /// Told where the search stands every so often
+    /// ([`Prover::on_standing`]).
+    pub(super) standing_log: Option<StandingLog<'s>>,
 }
+
+/// A call told where the search stands, at most once every `every`.
+pub(super) struct StandingLog<'s> {
+    pub(super) every: Duration,
+    pub(super) next: Instant,
+    pub(super) f: StandingFn<'s>,
+}
+
+/// A callback told the progress and the [`super::Standing`] of a running
+/// search ([`Prover::on_standing`]).
+pub type StandingFn<'s> = Box<dyn FnMut(&Progress, &super::Standing) + Send + 's>;
 
 impl<'s> Prover<'s> {
     /// A prover for `winner` under `config`, reading and writing `store`
@@ -86,6 +104,8 @@ impl<'s> Prover<'s> {
             off_span_nodes: 0,
             lockstep: config.lockstep,
             shrink_alternatives: config.shrink_alternatives,
+            root_line: Vec::new(),
+            standing_log: None,
         })
     }
 
@@ -202,6 +222,21 @@ impl<'s> Prover<'s> {
         self.search.budget.progress = Some(Box::new(f));
     }
 
+    /// Calls `f` with the progress and where the search stands
+    /// ([`Prover::standing`]) every `every` during the search (by the
+    /// search's first thread; not while a proof is being extracted).
+    pub fn on_standing(
+        &mut self,
+        every: Duration,
+        f: impl FnMut(&Progress, &super::Standing) + Send + 's,
+    ) {
+        self.standing_log = Some(StandingLog {
+            every,
+            next: Instant::now() + every,
+            f: Box::new(f),
+        });
+    }
+
     /// Number of stored positions known to the in-memory filter.
     pub fn stored_len(&self) -> usize {
         self.writer.stored_len()
@@ -235,6 +270,9 @@ impl<'s> Prover<'s> {
             return Err(SearchError::GameOver(o));
         }
         self.search.budget.restart();
+        if let Some(log) = self.standing_log.as_mut() {
+            log.next = Instant::now() + log.every;
+        }
         self.search.stopped = false;
         let mut report = ProveReport {
             result: ProveResult::Stopped,
@@ -503,6 +541,7 @@ impl<'s> Prover<'s> {
     pub(super) fn start_path(&mut self, history: &[Position], root: &Position) -> u64 {
         let mut line: Vec<Position> = history.to_vec();
         line.push(*root);
+        self.root_line.clone_from(&line);
         let key = super::dfpn::line_key(&line);
         self.root_key = key;
         self.search.path.reset(line[0].zobrist());

@@ -64,6 +64,9 @@ pub struct ProvingRun<'a> {
     pub tables: Option<&'a Tables>,
     /// The run state it saves, if any.
     pub state: Option<StateRun<'a>>,
+    /// Told where the search stands every so often
+    /// ([`Prover::on_standing`]), if at all.
+    pub standing_log: Option<(std::time::Duration, super::StandingFn<'a>)>,
 }
 
 /// A plain search's run state ([`super::state`]): where and how often it
@@ -172,6 +175,9 @@ pub fn prove<'a>(
                 if let Some(f) = progress {
                     prover.on_progress(f);
                 }
+                if let Some((every, f)) = job.standing_log {
+                    prover.on_standing(every, f);
+                }
                 let mut state_seeded = 0;
                 let mut last_save = None;
                 let saver = job.state.map(|st| {
@@ -221,7 +227,7 @@ pub fn prove<'a>(
                 let mut saved_tt = None;
                 let mut standing = None;
                 if report.result == ProveResult::Stopped {
-                    standing = Some(prover.standing(&job.root));
+                    standing = Some(prover.standing());
                     prover
                         .save_tt(&job.root, &tt_path)
                         .map_err(|e| RunError::SaveTt(tt_path.clone(), e))?;

@@ -5,12 +5,13 @@ use super::ladder::Rungs;
 use super::values::{self, Limit, MemorySize};
 use crate::rules::{Color, Move, Position};
 use crate::search::run::{self, ProvingRun};
-use crate::search::{Config, Limits, Progress, ProgressFn, ProveResult};
+use crate::search::{Config, Limits, Progress, ProgressFn, ProveResult, StandingFn};
 use crate::store::Store;
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
+use std::time::Duration;
 
 mod checks;
 mod jobs;
@@ -111,10 +112,37 @@ pub struct ProveArgs {
     /// loaded.
     #[arg(long, value_name = "FILE|DIR")]
     known: Vec<PathBuf>,
+    /// When standard error is not a terminal (a run in the background):
+    /// write a line there every TIME (`10m`, `1h`; default 10m; `0s`:
+    /// never) on where the search stands: nodes, rate, the root's
+    /// numbers, its best moves and the principal line. One line's search
+    /// only (a job-level search keeps `status.json` in its work
+    /// directory instead).
+    #[arg(long, value_parser = values::limit, value_name = "TIME")]
+    log_every: Option<Limit>,
     #[command(flatten)]
     many: jobs::ManyArgs,
     /// Moves from the start position (or --fen), UCI or SAN.
     moves: Vec<String>,
+}
+
+/// How often a search in the background says where it stands
+/// (`--log-every`, default 10 minutes; zero: never), refused with what
+/// runs no one search.
+fn log_every(args: &ProveArgs, job_executor: bool) -> anyhow::Result<Duration> {
+    let Some(limit) = args.log_every else {
+        return Ok(Duration::from_secs(600));
+    };
+    let Limit::Time(t) = limit else {
+        bail!("--log-every takes a time (`10m`, `1h`), not a node count");
+    };
+    if job_executor || args.ladder || args.obligations.is_some() {
+        bail!(
+            "--log-every logs one line's search: not with the job executors (their master keeps \
+             status.json in its work directory), --ladder or --obligations"
+        );
+    }
+    Ok(t)
 }
 
 /// Runs `antiproof prove`.
@@ -134,6 +162,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
             "--seed works with one search or --executor search (the job executors' searches take the default order)"
         );
     }
+    let log_every = log_every(&args, job_executor)?;
     if job_executor {
         args.rules
             .without_fifty("prove --jobs with job executors")?;
@@ -189,6 +218,12 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
             );
         }) as ProgressFn
     });
+    let standing_log: Option<StandingFn> = (!io::stderr().is_terminal() && !log_every.is_zero())
+        .then(|| {
+            Box::new(|p: &Progress, st: &crate::search::Standing| {
+                eprintln!("antiproof: {}", summary::standing_line(p, st));
+            }) as StandingFn
+        });
     let job = ProvingRun {
         root: pos,
         winner,
@@ -197,6 +232,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         db: &args.db,
         tables: tables.as_ref(),
         state,
+        standing_log: standing_log.map(|f| (log_every, f)),
     };
     let warn = |w: &str| eprintln!("antiproof: warning: {w}");
     let finished = run::prove(job, progress, &warn)?;

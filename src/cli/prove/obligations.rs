@@ -51,6 +51,7 @@ pub(super) fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u
             db: &args.db,
             tables: tables.as_ref(),
             state: None,
+            standing_log: None,
         };
         let finished = run::prove(job, None, &warn)?;
         let report = finished.report;

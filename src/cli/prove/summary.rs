@@ -1,7 +1,7 @@
 //! What `prove` reports when a run ends: the JSON summary (`--json`) and
 //! the text one, with the process's CPU time, peak memory and revision.
 
-use crate::search::{MoveStanding, ProveReport, ProveResult};
+use crate::search::{MoveStanding, Progress, ProveReport, ProveResult, Standing};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -253,42 +253,84 @@ pub(super) fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) 
 /// A stopped run's best three root moves and principal line, as the
 /// job-level summary gives its top tree's.
 fn print_standing(out: &mut impl Write, s: &Summary) -> io::Result<()> {
-    if let Some(moves) = &s.root_moves {
-        let best: Vec<String> = moves
-            .iter()
-            .take(3)
-            .map(|m| {
-                let replies = match (m.replies, m.replies_proven) {
-                    (Some(n), Some(p)) if n > 0 => format!(", {p} of {n} replies proven"),
-                    _ => String::new(),
-                };
-                format!(
-                    "{} ({}, pn {} dn {}{replies})",
-                    m.san,
-                    m.state,
-                    fmt_pn(m.pn),
-                    fmt_pn(m.dn)
-                )
-            })
-            .collect();
-        if !best.is_empty() {
-            writeln!(out, "best moves:      {}", best.join("; "))?;
-        }
+    if let Some(moves) = &s.root_moves
+        && !moves.is_empty()
+    {
+        writeln!(out, "best moves:      {}", best_moves(moves))?;
     }
     if let Some(line) = &s.principal_line
-        && let Some(last) = line.last()
+        && !line.is_empty()
     {
-        let moves: Vec<&str> = line.iter().map(|m| m.san.as_str()).collect();
-        writeln!(
-            out,
-            "principal line:  {} (its last node {}, pn {} dn {})",
+        writeln!(out, "principal line:  {}", principal_line(line))?;
+    }
+    Ok(())
+}
+
+/// The first three of `moves`, each with its state, numbers and replies
+/// proven, `; ` between them.
+fn best_moves(moves: &[MoveStanding]) -> String {
+    let best: Vec<String> = moves
+        .iter()
+        .take(3)
+        .map(|m| {
+            let replies = match (m.replies, m.replies_proven) {
+                (Some(n), Some(p)) if n > 0 => format!(", {p} of {n} replies proven"),
+                _ => String::new(),
+            };
+            format!(
+                "{} ({}, pn {} dn {}{replies})",
+                m.san,
+                m.state,
+                fmt_pn(m.pn),
+                fmt_pn(m.dn)
+            )
+        })
+        .collect();
+    best.join("; ")
+}
+
+/// A principal line's moves, then its last node's state and numbers.
+fn principal_line(line: &[MoveStanding]) -> String {
+    let moves: Vec<&str> = line.iter().map(|m| m.san.as_str()).collect();
+    match line.last() {
+        Some(last) => format!(
+            "{} (its last node {}, pn {} dn {})",
             moves.join(" "),
             last.state,
             fmt_pn(last.pn),
             fmt_pn(last.dn)
-        )?;
+        ),
+        None => String::new(),
     }
-    Ok(())
+}
+
+/// One line on where a running search stands (`--log-every`): time,
+/// nodes and rate, the root's numbers, the table's fill, the best moves
+/// and the principal line.
+pub(super) fn standing_line(p: &Progress, st: &Standing) -> String {
+    let secs = p.elapsed.as_secs();
+    let mut s = format!(
+        "after {}h{:02}m{:02}s: {} nodes ({:.2} M nodes/s), root pn {} dn {}, table {} of {} entries",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60,
+        p.nodes,
+        p.nodes as f64 / p.elapsed.as_secs_f64().max(1e-9) / 1e6,
+        fmt_pn(p.root_pn),
+        fmt_pn(p.root_dn),
+        p.tt_used,
+        p.tt_capacity
+    );
+    if !st.root_moves.is_empty() {
+        s.push_str(&format!("; best moves: {}", best_moves(&st.root_moves)));
+    }
+    if !st.principal_line.is_empty() {
+        s.push_str(&format!(
+            "; principal line: {}",
+            principal_line(&st.principal_line)
+        ));
+    }
+    s
 }
 
 /// User plus system CPU time of this process and its waited-for children

@@ -140,19 +140,46 @@ impl Budget<'_> {
         }
         if now.duration_since(self.last_progress) >= Duration::from_secs(1) {
             self.last_progress = now;
-            let p = Progress {
-                nodes,
-                elapsed: now.duration_since(self.start),
-                root_pn,
-                root_dn,
-                tt_used: tt.used(),
-                tt_capacity: tt.capacity(),
-                tt_bytes: tt.bytes_in_use(),
-            };
+            let p = self.progress_at(nodes, now, root_pn, root_dn, tt);
             if let Some(f) = self.progress.as_mut() {
                 f(&p);
             }
         }
         stop
+    }
+
+    /// The progress now, this thread having expanded `nodes` (with the
+    /// other threads' nodes as of their last checks, when pooled).
+    pub(in crate::search) fn progress_of(
+        &self,
+        nodes: u64,
+        root_pn: u32,
+        root_dn: u32,
+        tt: &Tt,
+    ) -> Progress {
+        let nodes = match &self.pool {
+            Some(p) => p.nodes.load(std::sync::atomic::Ordering::Relaxed) + nodes - self.pooled,
+            None => nodes,
+        };
+        self.progress_at(nodes, Instant::now(), root_pn, root_dn, tt)
+    }
+
+    fn progress_at(
+        &self,
+        nodes: u64,
+        now: Instant,
+        root_pn: u32,
+        root_dn: u32,
+        tt: &Tt,
+    ) -> Progress {
+        Progress {
+            nodes,
+            elapsed: now.duration_since(self.start),
+            root_pn,
+            root_dn,
+            tt_used: tt.used(),
+            tt_capacity: tt.capacity(),
+            tt_bytes: tt.bytes_in_use(),
+        }
     }
 }

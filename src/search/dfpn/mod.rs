@@ -190,6 +190,24 @@ impl Prover<'_> {
         if s.budget.check(s.nodes, s.root_pn, s.root_dn, &s.tt) {
             s.stopped = true;
         }
+        if let Some(log) = &self.standing_log
+            && !self.search.extracting
+            && std::time::Instant::now() >= log.next
+        {
+            self.log_standing();
+        }
+    }
+
+    /// Tells the [`Prover::on_standing`] callback where the search stands.
+    #[cold]
+    fn log_standing(&mut self) {
+        let standing = self.standing();
+        let s = &self.search;
+        let progress = s.budget.progress_of(s.nodes, s.root_pn, s.root_dn, &s.tt);
+        if let Some(log) = self.standing_log.as_mut() {
+            (log.f)(&progress, &standing);
+            log.next = std::time::Instant::now() + log.every;
+        }
     }
 
     /// The initial (pn, dn, size) of a child not searched yet.
