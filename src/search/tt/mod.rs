@@ -96,9 +96,11 @@ impl Tt {
         self.buckets.len as u64 * WAYS as u64
     }
 
-    /// Entries in use.
+    /// Entries in use (while the table is shared by threads, this
+    /// handle's count: racing threads may both count one slot, so it is
+    /// held to the capacity).
     pub fn used(&self) -> u64 {
-        self.used
+        self.used.min(self.capacity())
     }
 
     /// Bytes of the table at its full size.
