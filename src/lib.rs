@@ -24,6 +24,27 @@
 //! - [`cli`]: the command line, a thin layer over the rest.
 //! - [`vocab`]: plain vocabulary shared by all of them (the rule set,
 //!   move codes): names and codes only, no rules logic.
+/// `errln!` that never panics: a closed or failing standard error
+/// (`2>&1 | head`, a log reader that died) drops the line instead of
+/// killing the command, so a long run is not ended by its own messages
+/// (its table and state are still saved when it stops).
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!(::std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
+/// `errprint!` as [`errln!`] is `errln!`.
+macro_rules! errprint {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let mut e = ::std::io::stderr().lock();
+        let _ = ::std::write!(e, $($arg)*);
+        let _ = e.flush();
+    }};
+}
+
 pub mod check;
 pub mod cli;
 pub mod export;

@@ -501,6 +501,33 @@ fn a_search_in_the_background_logs_where_it_stands() {
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
+/// A standard error closed under a running search (`2>&1 | head -1`, a
+/// log reader that died) drops its lines: the run goes on to its limit,
+/// saves its table and exits 3, where a message used to kill it.
+#[test]
+fn a_closed_standard_error_does_not_end_a_run() {
+    let db = temp_db("cli-closed-stderr");
+    let mut child = util::command()
+        .args(["prove", "--db"])
+        .arg(&db)
+        .args(["--limit", "2s", "--log-every", "100ms", "e3", "f5"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("saved table:"));
+    assert!(tt_path(&db).exists());
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
 /// `--jobs 2` (the search executor): two threads of one search on one
 /// table; a node limit counts both threads' nodes, the stopped search
 /// saves the table, the next run resumes from it and proves the line,

@@ -182,7 +182,7 @@ pub fn run(args: BrowseArgs) -> anyhow::Result<u8> {
     let v = match view::view(&*source, args.source.rules.stalemate(), &args.moves) {
         Ok(v) => v,
         Err(e) if e.is_bad_request() => {
-            eprintln!("antiproof: error: {e}");
+            errln!("antiproof: error: {e}");
             return Ok(EXIT_ERROR);
         }
         Err(e) => return Err(e.into()),

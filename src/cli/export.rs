@@ -154,7 +154,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
         (None, None) => match crate::export::stored_winner(&reader, rule_set, &root)? {
             Some(w) => w,
             None => {
-                eprintln!(
+                errln!(
                     "antiproof: no proof in {} at this line under {}",
                     path.display(),
                     rule_set.describe()
@@ -174,7 +174,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<u8> {
     let walked = match crate::export::walk(&reader, &source) {
         Ok(w) => w,
         Err(e @ ExportError::Broken { .. }) => {
-            eprintln!("antiproof: {e}");
+            errln!("antiproof: {e}");
             return Ok(EXIT_NO);
         }
         Err(e) => return Err(e.into()),

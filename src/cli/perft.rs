@@ -42,7 +42,7 @@ pub fn run(args: PerftArgs) -> anyhow::Result<u8> {
     writeln!(out, "{total}")?;
     if args.time {
         let s = start.elapsed().as_secs_f64();
-        eprintln!(
+        errln!(
             "{total} leaves in {s:.3} s ({:.1} M leaves/s)",
             total as f64 / s / 1e6
         );

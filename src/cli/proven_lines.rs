@@ -113,7 +113,7 @@ pub(crate) fn line_for(db: &Path, rule_set: RuleSet, command: &str) -> anyhow::R
     let d = db.display();
     match here.as_slice() {
         [one] => {
-            eprintln!(
+            errln!(
                 "antiproof: no line given: {command} takes the store's proven line, {} ({} wins)",
                 one.san(),
                 one.winner

@@ -48,7 +48,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<u8> {
         &args.source.rules.rule_set().describe(),
     );
     for w in warnings {
-        eprintln!("antiproof serve: warning: {w}");
+        errln!("antiproof serve: warning: {w}");
     }
     let app = Arc::new(app);
     let limits = ServeLimits {

@@ -406,7 +406,7 @@ fn probe(a: ProbeArgs) -> anyhow::Result<u8> {
         // directory without --dir.
         let material = crate::tables::material_of(&pos).canonical();
         if !tables.path(&material).exists() {
-            eprintln!(
+            errln!(
                 "antiproof: building the endgame table {material} (and the smaller ones it needs) \
                  into {}{}; built once and kept there",
                 dir.display(),
@@ -418,7 +418,7 @@ fn probe(a: ProbeArgs) -> anyhow::Result<u8> {
             );
         }
         tables.table_reporting(&material, &mut |e: &BuildEvent| {
-            eprintln!("antiproof: built {} ({:.1} s)", e.path.display(), e.seconds);
+            errln!("antiproof: built {} ({:.1} s)", e.path.display(), e.seconds);
         })?;
     }
     let value = tables.value(&pos)?;

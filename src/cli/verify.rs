@@ -557,14 +557,14 @@ impl Progress {
                     continue;
                 }
                 let left = secs * (total - n) as f64 / n as f64;
-                eprint!(
+                errprint!(
                     "\rchecked {n} of {total} slots ({:.1}%), about {left:.0} s left   ",
                     100.0 * n as f64 / total.max(1) as f64
                 );
                 shown = true;
             }
             if shown {
-                eprint!("\r\x1b[K");
+                errprint!("\r\x1b[K");
             }
         });
         Progress {

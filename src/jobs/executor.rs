@@ -682,7 +682,7 @@ impl Slurm {
             ));
         }
         if self.backoff == FIRST_BACKOFF {
-            eprintln!(
+            errln!(
                 "antiproof: {msg}; holding submissions ({} jobs still queued), trying again",
                 self.queued()
             );
@@ -703,7 +703,7 @@ impl Slurm {
             return Some(ExecError::Slurm(msg));
         }
         if first {
-            eprintln!("antiproof: {msg}; trying again");
+            errln!("antiproof: {msg}; trying again");
         }
         None
     }

@@ -73,7 +73,7 @@ fn table_bytes(id: &str, asked: u64, threads: u32) -> u64 {
     );
     match limit {
         Some(limit) if asked > limit.bytes => {
-            eprintln!(
+            errln!(
                 "antiproof: job {id}: memory_bytes {asked} is more than this machine has for it: its table is limited to {limit}"
             );
             limit.bytes
@@ -146,7 +146,7 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
                             prover.use_table(tt);
                             shared = true;
                         }
-                        Err(e) => eprintln!(
+                        Err(e) => errln!(
                             "antiproof: job {}: shared table {}: {e} (using a table of its own)",
                             job.file.id,
                             p.display()
@@ -159,7 +159,7 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
                     match super::excerpt::read(p) {
                         Ok(entries) => prover.seed_table(&entries),
                         Err(e) => {
-                            eprintln!("antiproof: job {}: table excerpt ignored: {e}", job.file.id)
+                            errln!("antiproof: job {}: table excerpt ignored: {e}", job.file.id)
                         }
                     }
                 }
@@ -198,7 +198,7 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned()),
             Err(e) => {
-                eprintln!(
+                errln!(
                     "antiproof: job {}: cannot write the table excerpt {}: {e}",
                     job.file.id,
                     excerpt_out.display()

@@ -406,7 +406,7 @@ mod tests {
         let fp = probes.iter().filter(|&&z| f.contains(z)).count();
         let rate = fp as f64 / probes.len() as f64;
         let per_record = f.bytes() as f64 / n as f64;
-        eprintln!("false positives {rate:.2e}, {per_record:.3} bytes a record");
+        errln!("false positives {rate:.2e}, {per_record:.3} bytes a record");
         // Expected about TARGET_LOAD / 65536 = 1.5e-4.
         assert!(rate < 4e-4, "false-positive rate {rate}");
         assert!(per_record <= 2.6, "{per_record} bytes a record");

@@ -120,7 +120,7 @@ impl Drop for Store {
         if let Some(db) = self.db.take()
             && guard::drop_guarded(&self.path, db)
         {
-            eprintln!(
+            errln!(
                 "antiproof: warning: closing the proof store {} failed: it is damaged \
                  (try `antiproof store check --db {}`)",
                 self.path.display(),

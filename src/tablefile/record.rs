@@ -237,7 +237,7 @@ impl Records {
         f.write_all(line.as_bytes())?;
         if !self.wrote {
             self.wrote = true;
-            eprintln!(
+            errln!(
                 "antiproof: note: table certifications recorded in {} (later runs on this \
                  machine reuse them for the same file bytes; --recertify ignores them; \
                  {STATE_DIR_ENV} puts them elsewhere)",
@@ -298,7 +298,7 @@ pub fn certify_or_reuse<S: TableSource + Sync>(
             },
         )
     {
-        eprintln!(
+        errln!(
             "antiproof: could not record the certification of {name} in {}: {e}",
             records
                 .path()

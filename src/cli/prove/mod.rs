@@ -184,7 +184,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let winner = winner_of(&args, &pos, &played);
     let (limits, tables, store) = open_run(&args)?;
     let root_table = root_table_value(tables.as_ref(), &pos)?;
-    let say = |w: &str| eprintln!("antiproof: {w}");
+    let say = |w: &str| errln!("antiproof: {w}");
     let state = match state_save {
         Some(save) => Some(plain_state(
             &args, save, &store, rule_set, &pos, winner, &say,
@@ -207,7 +207,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         Box::new(|p: &Progress| {
             let rss = read_status_kb("VmRSS:").unwrap_or(0) / 1024;
             let rate = p.nodes as f64 / p.elapsed.as_secs_f64().max(1e-9);
-            eprint!(
+            errprint!(
                 "\r{:>12} nodes  {:>6.0} k nodes/s  root pn {} dn {}  tt {} MB  rss {} MB   ",
                 p.nodes,
                 rate / 1e3,
@@ -221,7 +221,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     let standing_log: Option<StandingFn> = (!io::stderr().is_terminal() && !log_every.is_zero())
         .then(|| {
             Box::new(|p: &Progress, st: &crate::search::Standing| {
-                eprintln!("antiproof: {}", summary::standing_line(p, st));
+                errln!("antiproof: {}", summary::standing_line(p, st));
             }) as StandingFn
         });
     let job = ProvingRun {
@@ -234,10 +234,10 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         state,
         standing_log: standing_log.map(|f| (log_every, f)),
     };
-    let warn = |w: &str| eprintln!("antiproof: warning: {w}");
+    let warn = |w: &str| errln!("antiproof: warning: {w}");
     let finished = run::prove(job, progress, &warn)?;
     if finished.state_seeded > 0 {
-        eprintln!(
+        errln!(
             "antiproof: the search started from the run state's {} table entries",
             finished.state_seeded
         );
@@ -253,7 +253,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         super::proven_lines::note(&store, rule_set, args.fen.as_deref(), &played, winner)?;
     }
     if show_progress {
-        eprint!("\r{:80}\r", "");
+        errprint!("\r{:80}\r", "");
     }
     let secs = report.elapsed.as_secs_f64();
     let line_san = crate::rules::line_san(&start, &played);
@@ -475,7 +475,7 @@ pub(super) fn load_known(args: &ProveArgs, store: &Store) -> anyhow::Result<()> 
         let l = known::load_file(store, rules, f, None)?;
         if let Some(why) = l.in_part(rules) {
             in_part += 1;
-            eprintln!(
+            errln!(
                 "antiproof: --known {}: loaded in part under {rules} ({why}, left to the search)",
                 f.display()
             );
@@ -485,7 +485,7 @@ pub(super) fn load_known(args: &ProveArgs, store: &Store) -> anyhow::Result<()> 
                 loaded += 1;
                 written += w;
             }
-            Loaded::NotCertified { verdict } => eprintln!(
+            Loaded::NotCertified { verdict } => errln!(
                 "antiproof: --known {}: not loaded, under {rules}: {verdict}",
                 f.display()
             ),
@@ -496,7 +496,7 @@ pub(super) fn load_known(args: &ProveArgs, store: &Store) -> anyhow::Result<()> 
     } else {
         String::new()
     };
-    eprintln!(
+    errln!(
         "antiproof: known wins: {loaded} of {} files certified and loaded under {rules}{part}, {written} new records",
         files.len()
     );
@@ -516,7 +516,7 @@ pub(super) fn store_line_back(
     let back = crate::search::guide::store_line_back(store, rules, start, played, winner)?;
     if back > 0 {
         let line = crate::rules::line_san(start, &played[..played.len() - back]);
-        eprintln!(
+        errln!(
             "antiproof: the line's own moves carry the proof back: {} wins after {}",
             winner.to_string().to_lowercase(),
             if line.is_empty() {
@@ -568,7 +568,7 @@ pub(super) fn winner_of(args: &ProveArgs, pos: &Position, played: &[Move]) -> Co
         && let Some(w) = crate::openings::published_winner(&first.uci().to_string())
         && w != turn
     {
-        eprintln!(
+        errln!(
             "antiproof: note: proving a win for {} (the side to move, the default); 1.{} is published as a win for {} (international rules): --winner {} proves that",
             crate::web::view::name(turn),
             Position::startpos().san(*first),

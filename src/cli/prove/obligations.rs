@@ -28,7 +28,7 @@ pub(super) fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u
         ),
     };
     let (limits, tables, store) = open_run(args)?;
-    let warn = |w: &str| eprintln!("antiproof: warning: {w}");
+    let warn = |w: &str| errln!("antiproof: warning: {w}");
     let total = list.positions.len();
     let (mut proven, mut disproven, mut stopped) = (0usize, Vec::new(), None);
     let mut saved_tt: Option<(PathBuf, u64)> = None;

@@ -323,7 +323,7 @@ impl Master<'_, '_> {
             return;
         };
         if let Err(e) = self.top.flush() {
-            eprintln!("antiproof: warning: run state not saved: {e}");
+            errln!("antiproof: warning: run state not saved: {e}");
             return;
         }
         // The jobs' shared table, read as it stands (jobs may be writing).
@@ -331,7 +331,7 @@ impl Master<'_, '_> {
             Some(p) if s.max_tt > 0 => match crate::search::tt::Tt::open_shared(p) {
                 Ok(t) => Some(t),
                 Err(e) => {
-                    eprintln!(
+                    errln!(
                         "antiproof: warning: the run state keeps no table entries: {}: {e}",
                         p.display()
                     );
@@ -341,7 +341,7 @@ impl Master<'_, '_> {
             _ => None,
         };
         match super::state::save(self.store, self.cfg.rules, s, tt.as_ref()) {
-            Ok(saved) => eprintln!(
+            Ok(saved) => errln!(
                 "antiproof: run state saved to {}: {} top-tree nodes, {} of {} proven nodes' proofs ({} records), {} table entries, {} bytes",
                 s.path.display(),
                 saved.nodes,
@@ -351,7 +351,7 @@ impl Master<'_, '_> {
                 saved.tt_entries,
                 saved.bytes
             ),
-            Err(e) => eprintln!("antiproof: warning: run state not saved: {e}"),
+            Err(e) => errln!("antiproof: warning: run state not saved: {e}"),
         }
     }
 
@@ -933,7 +933,7 @@ impl Master<'_, '_> {
         if let Some(t) = &mut self.shared
             && let Err(e) = t.ended(path, nodes)
         {
-            eprintln!(
+            errln!(
                 "antiproof: warning: the jobs' shared table stays at {}: {e}",
                 crate::sysmem::human(t.bytes())
             );
@@ -1063,7 +1063,7 @@ impl Master<'_, '_> {
                 } else {
                     2
                 };
-                eprintln!(
+                errln!(
                     "antiproof: job {} (line {}) rejected: {why}",
                     job.file.id,
                     job.file.line.join(" ")

@@ -141,7 +141,7 @@ impl Master<'_, '_> {
             && !self.status_file_failed
         {
             self.status_file_failed = true;
-            eprintln!(
+            errln!(
                 "warning: cannot write the status file {}: {e} (the search goes on)",
                 path.display()
             );

@@ -688,7 +688,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     };
     let show = io::stderr().is_terminal() && !args.json;
     let mut show_status = |s: &Status| {
-        eprint!(
+        errprint!(
             "\r{:>6.0} s  frontier {}  running {}  done {}  rejected {}  failed {}  root pn {} dn {}  positions {} ({:.0}/s)   ",
             s.elapsed,
             s.frontier,
@@ -715,7 +715,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         )?;
     }
     if show {
-        eprint!("\r\x1b[K");
+        errprint!("\r\x1b[K");
     }
     if report.result == MasterResult::Proven {
         super::store_line_back(&store, args.rules.rule_set(), &start, &played, winner)?;

@@ -35,7 +35,7 @@ pub(super) fn sim_config(
         args.memory.bytes() as u64,
         args.tables.as_deref(),
     )?;
-    eprintln!(
+    errln!(
         "antiproof: simulated workers search {:.0} nodes a second, this machine's single-process rate measured now ({} nodes in {:.2} s{}); the run is deterministic for a given rate: give --sim-rate {:.0} to repeat it",
         m.rate,
         m.nodes,

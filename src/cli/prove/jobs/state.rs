@@ -23,7 +23,7 @@ pub(super) fn restore_state(
         && key == root.pack().0
         && w == winner
     {
-        eprintln!(
+        errln!(
             "antiproof: the store holds this line's top tree: resuming it ({} is read only for its table entries)",
             path.display()
         );
@@ -36,7 +36,7 @@ pub(super) fn restore_state(
     }
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            eprintln!(
+            errln!(
                 "antiproof: no run state at {} yet: a fresh search, saved there as it goes",
                 path.display()
             );
@@ -54,7 +54,7 @@ pub(super) fn restore_state(
     }
     store.top_clear(rules)?;
     let r = state::restore(store, path, &st, root, winner)?;
-    eprintln!(
+    errln!(
         "antiproof: run state restored from {}: {} top-tree nodes, {} records (a proven node whose proof is neither there nor in the store is reopened as the run resumes)",
         path.display(),
         r.nodes,
@@ -71,7 +71,7 @@ fn seed_of(st: &crate::jobs::state::RunState, path: &std::path::Path) -> TtSeed 
     match st.tt_seed() {
         Some(seed) => {
             if !seed.is_empty() {
-                eprintln!(
+                errln!(
                     "antiproof: {} table entries of {} go into the jobs' shared table",
                     seed.len(),
                     path.display()
@@ -80,7 +80,7 @@ fn seed_of(st: &crate::jobs::state::RunState, path: &std::path::Path) -> TtSeed 
             seed.to_vec()
         }
         None => {
-            eprintln!(
+            errln!(
                 "antiproof: the table entries of {} are of a build that makes keys otherwise: not used",
                 path.display()
             );
