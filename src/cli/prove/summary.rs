@@ -273,17 +273,8 @@ fn best_moves(moves: &[MoveStanding]) -> String {
         .iter()
         .take(3)
         .map(|m| {
-            let replies = match (m.replies, m.replies_proven) {
-                (Some(n), Some(p)) if n > 0 => format!(", {p} of {n} replies proven"),
-                _ => String::new(),
-            };
-            format!(
-                "{} ({}, pn {} dn {}{replies})",
-                m.san,
-                m.state,
-                fmt_pn(m.pn),
-                fmt_pn(m.dn)
-            )
+            let replies = m.replies.zip(m.replies_proven);
+            move_figure(&m.san, m.state, m.pn, m.dn, replies)
         })
         .collect();
     best.join("; ")
@@ -291,17 +282,54 @@ fn best_moves(moves: &[MoveStanding]) -> String {
 
 /// A principal line's moves, then its last node's state and numbers.
 fn principal_line(line: &[MoveStanding]) -> String {
-    let moves: Vec<&str> = line.iter().map(|m| m.san.as_str()).collect();
     match line.last() {
-        Some(last) => format!(
-            "{} (its last node {}, pn {} dn {})",
-            moves.join(" "),
+        Some(last) => line_figure(
+            line.iter().map(|m| m.san.as_str()),
             last.state,
-            fmt_pn(last.pn),
-            fmt_pn(last.dn)
+            last.pn,
+            last.dn,
         ),
         None => String::new(),
     }
+}
+
+/// One move as the summaries give it, a plain search's and the
+/// job-level master's alike: `Ba6 (open, pn 533 dn 33162, 1 of 2 replies
+/// proven)`; `replies` is (replies, of them proven), left out when there
+/// are none.
+pub(super) fn move_figure(
+    san: &str,
+    state: &str,
+    pn: u32,
+    dn: u32,
+    replies: Option<(u32, u32)>,
+) -> String {
+    let replies = match replies {
+        Some((n, p)) if n > 0 => format!(", {p} of {n} replies proven"),
+        _ => String::new(),
+    };
+    format!(
+        "{san} ({state}, pn {} dn {}{replies})",
+        fmt_pn(pn),
+        fmt_pn(dn)
+    )
+}
+
+/// A principal line as the summaries give it: its moves, then its last
+/// node's state and numbers.
+pub(super) fn line_figure<'a>(
+    moves: impl Iterator<Item = &'a str>,
+    state: &str,
+    pn: u32,
+    dn: u32,
+) -> String {
+    let moves: Vec<&str> = moves.collect();
+    format!(
+        "{} (its last node {state}, pn {} dn {})",
+        moves.join(" "),
+        fmt_pn(pn),
+        fmt_pn(dn)
+    )
 }
 
 /// One line on where a running search stands (`--log-every`): time,

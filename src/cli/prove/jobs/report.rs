@@ -2,7 +2,7 @@
 //! JSON object (`--json`) or the text summary.
 
 use super::super::ProveArgs;
-use super::super::summary::fmt_pn;
+use super::super::summary::{fmt_pn, line_figure, move_figure};
 use crate::jobs::master::{MasterReport, MasterResult};
 use crate::jobs::sim::SimFigures;
 use crate::rules::{Color, Position};
@@ -117,36 +117,19 @@ pub(super) fn print(out: &mut impl Write, e: &Ended<'_>) -> anyhow::Result<()> {
             .iter()
             .take(3)
             .map(|f| {
-                let replies = if f.replies > 0 {
-                    format!(", {} of {} replies proven", f.replies_proven, f.replies)
-                } else {
-                    String::new()
-                };
-                format!(
-                    "{} ({}, pn {} dn {}{replies})",
-                    f.san,
-                    f.state,
-                    fmt_pn(f.pn),
-                    fmt_pn(f.dn)
-                )
+                let replies = Some((f.replies, f.replies_proven));
+                move_figure(&f.san, &f.state, f.pn, f.dn, replies)
             })
             .collect();
         if !best.is_empty() {
             writeln!(out, "best moves:      {}", best.join("; "))?;
         }
         if let Some(last) = report.principal_line.last() {
-            let moves: Vec<&str> = report
-                .principal_line
-                .iter()
-                .map(|m| m.san.as_str())
-                .collect();
+            let moves = report.principal_line.iter().map(|m| m.san.as_str());
             writeln!(
                 out,
-                "principal line:  {} (its last node {}, pn {} dn {})",
-                moves.join(" "),
-                last.state,
-                fmt_pn(last.pn),
-                fmt_pn(last.dn)
+                "principal line:  {}",
+                line_figure(moves, &last.state, last.pn, last.dn)
             )?;
         }
         writeln!(
