@@ -50,25 +50,31 @@ impl Prover<'_> {
     }
 }
 
-/// A move and the numbers of the position after it, as a stopped search
-/// left them (`prove --json`'s `root_moves` and `principal_line`).
+/// A move and the numbers of the position after it: where a stopped or
+/// running search stands (`prove --json`'s `root_moves` and
+/// `principal_line`, the `--log-every` line), or a job-level master's top
+/// tree (its report and `status.json`). The summaries print both alike.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct MoveStanding {
     /// The move (SAN).
     pub san: String,
-    /// `proven`, `disproven`, `open` (searched, unsolved) or `new` (not in
-    /// the table: unsearched, or its entry lost).
+    /// A plain search's: `proven`, `disproven`, `open` (searched,
+    /// unsolved) or `new` (not in the table: unsearched, or its entry
+    /// lost). A master's: its top-tree node's state, `frontier`,
+    /// `inflight`, `inner`, `proven`, `disproven` or `failed`.
     pub state: &'static str,
     /// The proof number after the move (0: proven; 4294967295: infinite).
     pub pn: u32,
     /// The disproof number after the move.
     pub dn: u32,
-    /// The replies to it (its position's legal moves); only in
-    /// `root_moves`.
+    /// The replies to it (a plain search's: its position's legal moves; a
+    /// master's: its children in the top tree, 0 until it is expanded);
+    /// only in `root_moves`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replies: Option<u32>,
-    /// Of those, the ones after which the winner wins (in the table, the
-    /// store, a game end or an endgame table); only in `root_moves`.
+    /// Of those, the ones after which the winner wins (a plain search's:
+    /// in the table, the store, a game end or an endgame table; a
+    /// master's: proven in the top tree); only in `root_moves`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replies_proven: Option<u32>,
 }

@@ -267,68 +267,44 @@ fn print_standing(out: &mut impl Write, s: &Summary) -> io::Result<()> {
 }
 
 /// The first three of `moves`, each with its state, numbers and replies
-/// proven, `; ` between them.
-fn best_moves(moves: &[MoveStanding]) -> String {
+/// proven (left out where it has none), `; ` between them: a plain
+/// search's root moves and the job-level master's alike, `Ba6 (open, pn
+/// 533 dn 33162, 1 of 2 replies proven)`.
+pub(super) fn best_moves(moves: &[MoveStanding]) -> String {
     let best: Vec<String> = moves
         .iter()
         .take(3)
         .map(|m| {
-            let replies = m.replies.zip(m.replies_proven);
-            move_figure(&m.san, m.state, m.pn, m.dn, replies)
+            let replies = match m.replies.zip(m.replies_proven) {
+                Some((n, p)) if n > 0 => format!(", {p} of {n} replies proven"),
+                _ => String::new(),
+            };
+            format!(
+                "{} ({}, pn {} dn {}{replies})",
+                m.san,
+                m.state,
+                fmt_pn(m.pn),
+                fmt_pn(m.dn)
+            )
         })
         .collect();
     best.join("; ")
 }
 
-/// A principal line's moves, then its last node's state and numbers.
-fn principal_line(line: &[MoveStanding]) -> String {
-    match line.last() {
-        Some(last) => line_figure(
-            line.iter().map(|m| m.san.as_str()),
-            last.state,
-            last.pn,
-            last.dn,
-        ),
-        None => String::new(),
-    }
-}
-
-/// One move as the summaries give it, a plain search's and the
-/// job-level master's alike: `Ba6 (open, pn 533 dn 33162, 1 of 2 replies
-/// proven)`; `replies` is (replies, of them proven), left out when there
-/// are none.
-pub(super) fn move_figure(
-    san: &str,
-    state: &str,
-    pn: u32,
-    dn: u32,
-    replies: Option<(u32, u32)>,
-) -> String {
-    let replies = match replies {
-        Some((n, p)) if n > 0 => format!(", {p} of {n} replies proven"),
-        _ => String::new(),
+/// A principal line's moves, then its last node's state and numbers: a
+/// plain search's and the job-level master's alike, `b6 Ke2 a5 (its last
+/// node open, pn 80 dn 2911)`.
+pub(super) fn principal_line(line: &[MoveStanding]) -> String {
+    let Some(last) = line.last() else {
+        return String::new();
     };
+    let moves: Vec<&str> = line.iter().map(|m| m.san.as_str()).collect();
     format!(
-        "{san} ({state}, pn {} dn {}{replies})",
-        fmt_pn(pn),
-        fmt_pn(dn)
-    )
-}
-
-/// A principal line as the summaries give it: its moves, then its last
-/// node's state and numbers.
-pub(super) fn line_figure<'a>(
-    moves: impl Iterator<Item = &'a str>,
-    state: &str,
-    pn: u32,
-    dn: u32,
-) -> String {
-    let moves: Vec<&str> = moves.collect();
-    format!(
-        "{} (its last node {state}, pn {} dn {})",
+        "{} (its last node {}, pn {} dn {})",
         moves.join(" "),
-        fmt_pn(pn),
-        fmt_pn(dn)
+        last.state,
+        fmt_pn(last.pn),
+        fmt_pn(last.dn)
     )
 }
 

@@ -31,7 +31,7 @@ mod workdir;
 
 pub use error::MasterError;
 use kept_excerpts::{KeptExcerpts, excerpts_kept};
-pub use report::{JobFigure, LineStep, MasterReport, MasterResult, MoveFigure};
+pub use report::{JobFigure, MasterReport, MasterResult};
 pub use status::{STATUS_EVERY, Status, status_path};
 use workdir::remove_stale_jobs;
 pub use workdir::{WorkDirLock, lock_path};

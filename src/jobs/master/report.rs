@@ -4,6 +4,7 @@
 use super::{Master, MasterError};
 use crate::jobs::top::{State, TopNode};
 use crate::rules::Position;
+use crate::search::MoveStanding;
 use serde::Serialize;
 
 /// How a master run ended.
@@ -112,45 +113,19 @@ pub struct MasterReport {
     pub top_bytes_per_node: u64,
     /// Wall-clock seconds.
     pub time_s: f64,
-    /// The root's moves as the top tree has them: how far each got.
-    pub root_moves: Vec<MoveFigure>,
+    /// The root's moves as the top tree has them: how far each got
+    /// (`state`: `frontier`, `inflight`, `inner`, `proven`, `disproven` or
+    /// `failed`; `replies` and `replies_proven` counted in the top tree, 0
+    /// until the move is expanded).
+    pub root_moves: Vec<MoveStanding>,
     /// The top tree's most-proving path from the root when the run ended
     /// (empty when the root is settled).
-    pub principal_line: Vec<LineStep>,
+    /// (`state`: `frontier`, `inflight` or `inner`; no reply counts).
+    pub principal_line: Vec<MoveStanding>,
     /// Every job.
     pub each: Vec<JobFigure>,
 }
 
-/// A root move's standing in the top tree.
-#[derive(Clone, Debug, Serialize)]
-pub struct MoveFigure {
-    /// The move (SAN).
-    pub san: String,
-    /// `frontier`, `inflight`, `inner`, `proven`, `disproven` or `failed`.
-    pub state: String,
-    /// Its proof number.
-    pub pn: u32,
-    /// Its disproof number.
-    pub dn: u32,
-    /// The replies to it in the top tree (0 until it is expanded).
-    pub replies: u32,
-    /// Of those, the ones proven (a win for the winner after the reply).
-    pub replies_proven: u32,
-}
-
-/// One move of the principal line: the top tree's most-proving path from
-/// the root, where the search is now.
-#[derive(Clone, Debug, Serialize)]
-pub struct LineStep {
-    /// The move (SAN).
-    pub san: String,
-    /// `frontier`, `inflight` or `inner`.
-    pub state: String,
-    /// The proof number after it.
-    pub pn: u32,
-    /// The disproof number after it.
-    pub dn: u32,
-}
 /// The move into top-tree node `c` from its parent's position `pos`, in
 /// SAN (`?` for a code that is not a legal move there).
 fn move_san(pos: &Position, c: &TopNode) -> String {
@@ -161,13 +136,20 @@ fn move_san(pos: &Position, c: &TopNode) -> String {
 
 /// A node state as the report and the status file write it (`frontier`,
 /// `inflight`, `inner`, `proven`, `disproven`, `failed`).
-fn state_name(s: State) -> String {
-    format!("{s:?}").to_lowercase()
+fn state_name(s: State) -> &'static str {
+    match s {
+        State::Frontier => "frontier",
+        State::InFlight => "inflight",
+        State::Inner => "inner",
+        State::Proven => "proven",
+        State::Disproven => "disproven",
+        State::Failed => "failed",
+    }
 }
 impl Master<'_, '_> {
     /// The root's moves with their numbers and replies proven, best first
     /// (by proof number where the winner moves, else disproof number).
-    pub(super) fn root_moves(&self, root: &TopNode) -> Result<Vec<MoveFigure>, MasterError> {
+    pub(super) fn root_moves(&self, root: &TopNode) -> Result<Vec<MoveStanding>, MasterError> {
         let pos = root.position();
         let or = pos.turn() == self.cfg.winner;
         let mut moves = self.top.children(root)?;
@@ -175,16 +157,17 @@ impl Master<'_, '_> {
         let mut out = Vec::new();
         for (_, c) in moves {
             let kids = self.top.children(&c)?;
-            out.push(MoveFigure {
+            out.push(MoveStanding {
                 san: move_san(&pos, &c),
                 state: state_name(c.state),
                 pn: c.pn,
                 dn: c.dn,
-                replies: kids.len() as u32,
-                replies_proven: kids
-                    .iter()
-                    .filter(|(_, k)| k.state == State::Proven)
-                    .count() as u32,
+                replies: Some(kids.len() as u32),
+                replies_proven: Some(
+                    kids.iter()
+                        .filter(|(_, k)| k.state == State::Proven)
+                        .count() as u32,
+                ),
             });
         }
         Ok(out)
@@ -194,7 +177,7 @@ impl Master<'_, '_> {
     /// the selection would follow (by proof number where the winner
     /// moves, else by disproof number; jobs out included), down to a
     /// leaf, at most 200 plies.
-    pub(super) fn principal_line(&self) -> Result<Vec<LineStep>, MasterError> {
+    pub(super) fn principal_line(&self) -> Result<Vec<MoveStanding>, MasterError> {
         let mut out = Vec::new();
         let mut node = self.top.root()?;
         while node.state == State::Inner && out.len() < 200 {
@@ -209,11 +192,13 @@ impl Master<'_, '_> {
             else {
                 break;
             };
-            out.push(LineStep {
+            out.push(MoveStanding {
                 san: move_san(&pos, &next),
                 state: state_name(next.state),
                 pn: next.pn,
                 dn: next.dn,
+                replies: None,
+                replies_proven: None,
             });
             node = next;
         }

@@ -2,8 +2,9 @@
 //! rewritten atomically every [`STATUS_EVERY`] for a master with no
 //! terminal to be watched from another shell.
 
-use super::{LineStep, Master, MasterError, MoveFigure};
+use super::{Master, MasterError};
 use crate::jobs::top::State;
+use crate::search::MoveStanding;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -59,8 +60,8 @@ struct StatusFile<'a> {
     #[serde(flatten)]
     status: Status,
     top_nodes: u64,
-    root_moves: &'a [MoveFigure],
-    principal_line: &'a [LineStep],
+    root_moves: &'a [MoveStanding],
+    principal_line: &'a [MoveStanding],
     /// Why the master stopped, when `state` is `error`.
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,

@@ -2,7 +2,7 @@
 //! JSON object (`--json`) or the text summary.
 
 use super::super::ProveArgs;
-use super::super::summary::{fmt_pn, line_figure, move_figure};
+use super::super::summary::{best_moves, fmt_pn, principal_line};
 use crate::jobs::master::{MasterReport, MasterResult};
 use crate::jobs::sim::SimFigures;
 use crate::rules::{Color, Position};
@@ -112,24 +112,14 @@ pub(super) fn print(out: &mut impl Write, e: &Ended<'_>) -> anyhow::Result<()> {
             fmt_pn(report.root_dn),
             resumed_note(report)
         )?;
-        let best: Vec<String> = report
-            .root_moves
-            .iter()
-            .take(3)
-            .map(|f| {
-                let replies = Some((f.replies, f.replies_proven));
-                move_figure(&f.san, &f.state, f.pn, f.dn, replies)
-            })
-            .collect();
-        if !best.is_empty() {
-            writeln!(out, "best moves:      {}", best.join("; "))?;
+        if !report.root_moves.is_empty() {
+            writeln!(out, "best moves:      {}", best_moves(&report.root_moves))?;
         }
-        if let Some(last) = report.principal_line.last() {
-            let moves = report.principal_line.iter().map(|m| m.san.as_str());
+        if !report.principal_line.is_empty() {
             writeln!(
                 out,
                 "principal line:  {}",
-                line_figure(moves, &last.state, last.pn, last.dn)
+                principal_line(&report.principal_line)
             )?;
         }
         writeln!(
