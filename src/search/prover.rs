@@ -77,8 +77,7 @@ pub(super) fn helper_seed(seed: u64, helper: usize) -> u64 {
 
 /// A call told where the search stands, at most once every `every`.
 pub(super) struct StandingLog<'s> {
-    pub(super) every: Duration,
-    pub(super) next: Instant,
+    pub(super) when: super::dfpn::Every,
     pub(super) f: StandingFn<'s>,
 }
 
@@ -213,8 +212,7 @@ impl<'s> Prover<'s> {
         save: impl FnMut(&super::tt::Tt) + Send + 's,
     ) {
         self.search.budget.saver = Some(super::dfpn::Saver {
-            every,
-            next: std::time::Instant::now() + every,
+            when: super::dfpn::Every::new(every),
             save: Box::new(save),
         });
     }
@@ -242,8 +240,7 @@ impl<'s> Prover<'s> {
         f: impl FnMut(&Progress, &super::Standing) + Send + 's,
     ) {
         self.standing_log = Some(StandingLog {
-            every,
-            next: Instant::now() + every,
+            when: super::dfpn::Every::new(every),
             f: Box::new(f),
         });
     }
@@ -282,7 +279,7 @@ impl<'s> Prover<'s> {
         }
         self.search.budget.restart();
         if let Some(log) = self.standing_log.as_mut() {
-            log.next = Instant::now() + log.every;
+            log.when.restart();
         }
         self.search.stopped = false;
         let mut report = ProveReport {

@@ -35,12 +35,39 @@ pub(in crate::search) struct Budget<'s> {
     pub(in crate::search) saver: Option<Saver<'s>>,
 }
 
-/// A call made with the table at most once every `every`.
+/// A timer of something done at most once every `every` during a
+/// search: a state save ([`Saver`]), a standing line
+/// ([`crate::search::Prover::on_standing`]).
+pub(in crate::search) struct Every {
+    every: Duration,
+    next: Instant,
+}
+
+impl Every {
+    /// Due `every` from now.
+    pub(in crate::search) fn new(every: Duration) -> Every {
+        Every {
+            every,
+            next: Instant::now() + every,
+        }
+    }
+
+    /// Whether it is due at `now`.
+    pub(in crate::search) fn due(&self, now: Instant) -> bool {
+        now >= self.next
+    }
+
+    /// Due `every` from now again (after the thing was done, or when a
+    /// search starts).
+    pub(in crate::search) fn restart(&mut self) {
+        self.next = Instant::now() + self.every;
+    }
+}
+
+/// A call made with the table at most once every so often.
 pub(in crate::search) struct Saver<'s> {
-    /// Time between two calls.
-    pub(in crate::search) every: Duration,
-    /// When the next call is due.
-    pub(in crate::search) next: Instant,
+    /// When.
+    pub(in crate::search) when: Every,
     /// The call.
     pub(in crate::search) save: Box<dyn FnMut(&Tt) + Send + 's>,
 }
@@ -133,10 +160,10 @@ impl Budget<'_> {
             stop = true;
         }
         if let Some(s) = self.saver.as_mut()
-            && now >= s.next
+            && s.when.due(now)
         {
             (s.save)(tt);
-            s.next = Instant::now() + s.every;
+            s.when.restart();
         }
         if now.duration_since(self.last_progress) >= Duration::from_secs(1) {
             self.last_progress = now;

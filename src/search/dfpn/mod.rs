@@ -61,7 +61,7 @@ mod lockstep;
 mod path;
 mod search;
 
-pub(super) use budget::{Pool, Saver};
+pub(super) use budget::{Every, Pool, Saver};
 use keys::mix;
 pub(super) use keys::{child_key, line_key};
 pub use keys::{tt_key_fingerprint, tt_key_of_line};
@@ -192,7 +192,7 @@ impl Prover<'_> {
         }
         if let Some(log) = &self.standing_log
             && !self.search.extracting
-            && std::time::Instant::now() >= log.next
+            && log.when.due(std::time::Instant::now())
         {
             self.log_standing();
         }
@@ -206,7 +206,7 @@ impl Prover<'_> {
         let progress = s.budget.progress_of(s.nodes, s.root_pn, s.root_dn, &s.tt);
         if let Some(log) = self.standing_log.as_mut() {
             (log.f)(&progress, &standing);
-            log.next = std::time::Instant::now() + log.every;
+            log.when.restart();
         }
     }
 
