@@ -128,6 +128,8 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
             .unwrap_or(usize::MAX),
         limits,
         checkpoint_size: 20_000,
+        // An unresolved job's records are not merged.
+        checkpoint_plies: 0,
         threads: b.threads as usize,
         shrink_alternatives: false,
         seed: 0,

@@ -34,6 +34,13 @@ pub struct Config {
     /// A proven node whose proof-size estimate reaches this is extracted
     /// and written to the store during the search.
     pub checkpoint_size: u32,
+    /// A proven node this many plies below the root or fewer is
+    /// extracted and written to the store as soon as it is proven,
+    /// whatever its size: the root's moves and the answers to them, so
+    /// what a stopped or killed run had closed there is stored (0: none;
+    /// a job's search, whose unresolved result keeps no records, and a
+    /// run's helper threads, which write nothing).
+    pub checkpoint_plies: u32,
     /// Search threads sharing the transposition table (1: one search).
     pub threads: usize,
     /// After a proof, prove the winner's other moves where they could
@@ -59,6 +66,7 @@ impl Default for Config {
             tt_bytes: 64 << 20,
             limits: Limits::default(),
             checkpoint_size: 20_000,
+            checkpoint_plies: 2,
             threads: 1,
             shrink_alternatives: false,
             seed: 0,

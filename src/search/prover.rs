@@ -96,7 +96,12 @@ impl<'s> Prover<'s> {
     ) -> Result<Prover<'s>, SearchError> {
         let writer = Writer::open(store, config.rule_set)?;
         let limits = config.limits.clone();
-        let mut search = Search::new(config.tt_bytes, config.limits, config.checkpoint_size);
+        let mut search = Search::new(
+            config.tt_bytes,
+            config.limits,
+            config.checkpoint_size,
+            config.checkpoint_plies,
+        );
         search.seed = config.seed;
         Ok(Prover {
             rule_set: config.rule_set,
@@ -452,6 +457,7 @@ impl<'s> Prover<'s> {
                                 tt_bytes: 0,
                                 limits,
                                 checkpoint_size: INF,
+                                checkpoint_plies: 0,
                                 threads: 1,
                                 shrink_alternatives: false,
                                 seed: helper_seed(seed, i),

@@ -197,6 +197,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         tt_bytes: args.memory.bytes(),
         limits,
         checkpoint_size: args.checkpoint_size,
+        checkpoint_plies: 2,
         threads: args.many.threads(),
         shrink_alternatives: args.smaller_proof,
         seed: args.seed,

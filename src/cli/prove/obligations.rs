@@ -42,6 +42,7 @@ pub(super) fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u
                 tt_bytes: args.memory.bytes(),
                 limits: limits.clone(),
                 checkpoint_size: args.checkpoint_size,
+                checkpoint_plies: 2,
                 threads: args.many.threads(),
                 shrink_alternatives: args.smaller_proof,
                 seed: args.seed,

@@ -438,7 +438,9 @@ impl Prover<'_> {
         if pn == 0
             && !self.search.extracting
             && !is_root
-            && size >= self.search.checkpoint_size
+            && (size >= self.search.checkpoint_size
+                || self.search.path.len()
+                    <= self.search.root_len + self.search.checkpoint_plies as usize)
             && self.writer.store.is_some()
         {
             self.checkpoint(pos, key);

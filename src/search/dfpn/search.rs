@@ -32,6 +32,8 @@ pub(in crate::search) struct Search<'s> {
     /// Proven nodes whose proof-size estimate reaches this are written to
     /// the store during the search.
     pub(in crate::search) checkpoint_size: u32,
+    /// [`crate::search::Config::checkpoint_plies`].
+    pub(in crate::search) checkpoint_plies: u32,
     /// Limits and progress reports.
     pub(in crate::search) budget: Budget<'s>,
     /// Positions on the path at the root: 1, or more where the root was
@@ -105,6 +107,7 @@ impl<'s> Search<'s> {
         tt_bytes: usize,
         limits: Limits,
         checkpoint_size: u32,
+        checkpoint_plies: u32,
     ) -> Search<'s> {
         Search {
             tt: Tt::with_bytes(tt_bytes),
@@ -120,6 +123,7 @@ impl<'s> Search<'s> {
             seed: 0,
             extracting: false,
             checkpoint_size: checkpoint_size.max(2),
+            checkpoint_plies,
             budget: Budget::new(limits),
         }
     }
