@@ -454,48 +454,51 @@ fn a_stopped_search_gives_its_root_moves_and_principal_line() {
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
-/// The root's moves and the answers to them are written to the store as
-/// they are proven, so a stopped run keeps every reply it closed: each
-/// root move a stopped run reports proven is certified from the store.
-/// Before, they were written only when the run stopped, by a walk of the
-/// table that cannot search again; with a table too small to keep their
-/// proofs (here 4 MB, 2 M nodes) none was, and the next run had to prove
-/// them again.
+/// What a stopped run proved is in the store: each root move it reports
+/// proven is certified from the store. The root's moves and the answers
+/// to them are written as they are proven; and when the run stops, the
+/// walk of its table writes the rest, searching again (within a bound)
+/// where an entry was lost. Before both, with a table too small to keep
+/// their proofs (here 4 MB, 2 M nodes), none of the replies was stored,
+/// and the next run had to prove them again. The hidden
+/// `--checkpoint-plies 0` leaves them all to the stop's walk.
 #[test]
 fn a_stopped_search_keeps_the_replies_it_proved() {
-    let db = temp_db("cli-replies-kept");
     let line = ["e3", "b5", "Bxb5"];
-    let mut args = vec!["--json", "--winner", "white", "--memory", "4M"];
-    args.extend(["--limit", "2M nodes"]);
-    args.extend(line);
-    let o = prove(&db, &args);
-    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
-    let v = util::json(&o);
-    let proven: Vec<&str> = v["root_moves"]
-        .as_array()
-        .expect("root_moves")
-        .iter()
-        .filter(|m| m["state"] == "proven")
-        .map(|m| m["san"].as_str().unwrap())
-        .collect();
-    assert!(!proven.is_empty(), "{v}");
-    for reply in proven {
-        let o = util::command()
-            .arg("verify")
-            .arg("--db")
-            .arg(&db)
-            .args(line)
-            .arg(reply)
-            .output()
-            .unwrap();
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{reply}: {}",
-            String::from_utf8_lossy(&o.stdout)
-        );
+    for plies in ["2", "0"] {
+        let db = temp_db(&format!("cli-replies-kept-{plies}"));
+        let mut args = vec!["--json", "--winner", "white", "--memory", "4M"];
+        args.extend(["--limit", "2M nodes", "--checkpoint-plies", plies]);
+        args.extend(line);
+        let o = prove(&db, &args);
+        assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
+        let v = util::json(&o);
+        let proven: Vec<&str> = v["root_moves"]
+            .as_array()
+            .expect("root_moves")
+            .iter()
+            .filter(|m| m["state"] == "proven")
+            .map(|m| m["san"].as_str().unwrap())
+            .collect();
+        assert!(!proven.is_empty(), "{v}");
+        for reply in proven {
+            let o = util::command()
+                .arg("verify")
+                .arg("--db")
+                .arg(&db)
+                .args(line)
+                .arg(reply)
+                .output()
+                .unwrap();
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "--checkpoint-plies {plies}, {reply}: {}",
+                String::from_utf8_lossy(&o.stdout)
+            );
+        }
+        std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
     }
-    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
 /// With standard error not a terminal, a running search writes a line

@@ -130,6 +130,7 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
         checkpoint_size: 20_000,
         // An unresolved job's records are not merged.
         checkpoint_plies: 0,
+        flush_nodes: 0,
         threads: b.threads as usize,
         shrink_alternatives: false,
         seed: 0,

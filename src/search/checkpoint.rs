@@ -99,10 +99,26 @@ impl Prover<'_> {
     /// stored yet, so that the next run starts from them. Bounded: at most
     /// a million tt probes and 500 extractions, of proofs estimated at 20
     /// positions or more.
+    ///
+    /// An extraction that meets an entry the table lost searches again for
+    /// it: the run being stopped, its limits are lifted for that, within
+    /// [`crate::search::Config::flush_nodes`] in all (without it, such a
+    /// proof was skipped, and the next run proved it again).
     pub(super) fn flush_proven(&mut self, root: &Position, key: u64) {
         let mut probes: u64 = 1_000_000;
         let mut extractions: u32 = 500;
+        if self.search.flush_nodes == 0 {
+            self.flush_rec(root, key, &mut probes, &mut extractions);
+            return;
+        }
+        let lifted = self
+            .search
+            .budget
+            .suspend(self.search.nodes, self.search.flush_nodes);
+        let was = std::mem::replace(&mut self.search.stopped, false);
         self.flush_rec(root, key, &mut probes, &mut extractions);
+        self.search.budget.resume(lifted);
+        self.search.stopped = was;
     }
 
     fn flush_rec(&mut self, pos: &Position, key: u64, probes: &mut u64, extractions: &mut u32) {

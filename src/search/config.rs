@@ -41,6 +41,11 @@ pub struct Config {
     /// a job's search, whose unresolved result keeps no records, and a
     /// run's helper threads, which write nothing).
     pub checkpoint_plies: u32,
+    /// Nodes a stopped run may search again, in all, to write the proofs
+    /// of the proven nodes its table holds whose entries below were lost
+    /// (0: none, those proofs are skipped; a job's search, whose
+    /// unresolved result keeps no records).
+    pub flush_nodes: u64,
     /// Search threads sharing the transposition table (1: one search).
     pub threads: usize,
     /// After a proof, prove the winner's other moves where they could
@@ -67,6 +72,7 @@ impl Default for Config {
             limits: Limits::default(),
             checkpoint_size: 20_000,
             checkpoint_plies: 2,
+            flush_nodes: 4_000_000,
             threads: 1,
             shrink_alternatives: false,
             seed: 0,

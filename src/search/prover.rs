@@ -102,6 +102,7 @@ impl<'s> Prover<'s> {
             config.checkpoint_size,
             config.checkpoint_plies,
         );
+        search.flush_nodes = config.flush_nodes;
         search.seed = config.seed;
         Ok(Prover {
             rule_set: config.rule_set,
@@ -458,6 +459,7 @@ impl<'s> Prover<'s> {
                                 limits,
                                 checkpoint_size: INF,
                                 checkpoint_plies: 0,
+                                flush_nodes: 0,
                                 threads: 1,
                                 shrink_alternatives: false,
                                 seed: helper_seed(seed, i),

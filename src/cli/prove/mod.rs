@@ -62,6 +62,10 @@ pub struct ProveArgs {
     /// the search (checkpoints; tests use small values).
     #[arg(long, default_value_t = 20_000, hide = true, value_parser = values::proof_size())]
     checkpoint_size: u32,
+    /// Write every node proven this many plies below the root or fewer
+    /// as soon as it is proven (tests use 0 to leave it to the stop).
+    #[arg(long, default_value_t = 2, hide = true)]
+    checkpoint_plies: u32,
     /// After proving, make the stored proof smaller by also proving the
     /// winner's other moves where they could replace a bigger part of it,
     /// each by a search bounded by the positions it could save. Costs
@@ -197,7 +201,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         tt_bytes: args.memory.bytes(),
         limits,
         checkpoint_size: args.checkpoint_size,
-        checkpoint_plies: 2,
+        checkpoint_plies: args.checkpoint_plies,
+        // A second's search or a few, after a stop.
+        flush_nodes: 4_000_000,
         threads: args.many.threads(),
         shrink_alternatives: args.smaller_proof,
         seed: args.seed,

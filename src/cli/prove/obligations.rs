@@ -43,6 +43,7 @@ pub(super) fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u
                 limits: limits.clone(),
                 checkpoint_size: args.checkpoint_size,
                 checkpoint_plies: 2,
+                flush_nodes: 4_000_000,
                 threads: args.many.threads(),
                 shrink_alternatives: args.smaller_proof,
                 seed: args.seed,

@@ -72,6 +72,13 @@ pub(in crate::search) struct Saver<'s> {
     pub(in crate::search) save: Box<dyn FnMut(&Tt) + Send + 's>,
 }
 
+/// The limits [`Budget::suspend`] lifted.
+pub(in crate::search) struct Suspended {
+    limits: Limits,
+    halt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    cap: u64,
+}
+
 /// The nodes of the search threads of one run.
 #[derive(Default)]
 pub(in crate::search) struct Pool {
@@ -103,6 +110,29 @@ impl Budget<'_> {
     pub(in crate::search) fn cap(&mut self, cap: Option<u64>) {
         self.cap = cap.unwrap_or(u64::MAX);
         self.next_check = self.next_check.min(self.cap);
+    }
+
+    /// Lifts the run's limits, stop flag and halt for a bounded piece of
+    /// work after the run stopped ([`crate::search::Prover`]'s flush of
+    /// proven nodes): the search then stops only when this thread has
+    /// expanded `more` nodes more than `nodes`. [`Budget::resume`] puts
+    /// them back.
+    pub(in crate::search) fn suspend(&mut self, nodes: u64, more: u64) -> Suspended {
+        let s = Suspended {
+            limits: std::mem::take(&mut self.limits),
+            halt: self.halt.take(),
+            cap: self.cap,
+        };
+        self.cap = nodes.saturating_add(more);
+        self.next_check = nodes.min(self.cap);
+        s
+    }
+
+    /// Puts back what [`Budget::suspend`] lifted.
+    pub(in crate::search) fn resume(&mut self, s: Suspended) {
+        self.limits = s.limits;
+        self.halt = s.halt;
+        self.cap = s.cap;
     }
 
     /// Starts the clock.

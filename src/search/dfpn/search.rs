@@ -34,6 +34,8 @@ pub(in crate::search) struct Search<'s> {
     pub(in crate::search) checkpoint_size: u32,
     /// [`crate::search::Config::checkpoint_plies`].
     pub(in crate::search) checkpoint_plies: u32,
+    /// [`crate::search::Config::flush_nodes`].
+    pub(in crate::search) flush_nodes: u64,
     /// Limits and progress reports.
     pub(in crate::search) budget: Budget<'s>,
     /// Positions on the path at the root: 1, or more where the root was
@@ -124,6 +126,7 @@ impl<'s> Search<'s> {
             extracting: false,
             checkpoint_size: checkpoint_size.max(2),
             checkpoint_plies,
+            flush_nodes: 0,
             budget: Budget::new(limits),
         }
     }
