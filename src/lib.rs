@@ -24,7 +24,7 @@
 //! - [`cli`]: the command line, a thin layer over the rest.
 //! - [`vocab`]: plain vocabulary shared by all of them (the rule set,
 //!   move codes): names and codes only, no rules logic.
-/// `errln!` that never panics: a closed or failing standard error
+/// `eprintln!` that never panics: a closed or failing standard error
 /// (`2>&1 | head`, a log reader that died) drops the line instead of
 /// killing the command, so a long run is not ended by its own messages
 /// (its table and state are still saved when it stops).
@@ -35,7 +35,8 @@ macro_rules! errln {
     }};
 }
 
-/// `errprint!` as [`errln!`] is `errln!`.
+/// `eprint!` that never panics, as [`errln!`] is `eprintln!` (and flushed,
+/// for a progress line without a newline).
 macro_rules! errprint {
     ($($arg:tt)*) => {{
         use ::std::io::Write as _;

@@ -5,6 +5,14 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+/// [`Config::checkpoint_plies`] of a plain search: the root's moves and the
+/// answers to them.
+pub const CHECKPOINT_PLIES: u32 = 2;
+
+/// [`Config::flush_nodes`] of a plain search: a second's search or a few,
+/// after a stop.
+pub const FLUSH_NODES: u64 = 4_000_000;
+
 /// When to stop a search early.
 #[derive(Clone, Default)]
 pub struct Limits {
@@ -71,8 +79,8 @@ impl Default for Config {
             tt_bytes: 64 << 20,
             limits: Limits::default(),
             checkpoint_size: 20_000,
-            checkpoint_plies: 2,
-            flush_nodes: 4_000_000,
+            checkpoint_plies: CHECKPOINT_PLIES,
+            flush_nodes: FLUSH_NODES,
             threads: 1,
             shrink_alternatives: false,
             seed: 0,

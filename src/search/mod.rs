@@ -46,7 +46,7 @@ mod walk;
 mod write;
 
 pub use alternatives::AlternativeFigures;
-pub use config::{Config, Limits, MAX_THREADS};
+pub use config::{CHECKPOINT_PLIES, Config, FLUSH_NODES, Limits, MAX_THREADS};
 pub use dfpn::{tt_key_fingerprint, tt_key_of_line};
 pub use frontier::{ChildNumbers, MoveStanding, Standing};
 pub use prover::{Prover, StandingFn};

@@ -96,12 +96,8 @@ impl<'s> Prover<'s> {
     ) -> Result<Prover<'s>, SearchError> {
         let writer = Writer::open(store, config.rule_set)?;
         let limits = config.limits.clone();
-        let mut search = Search::new(
-            config.tt_bytes,
-            config.limits,
-            config.checkpoint_size,
-            config.checkpoint_plies,
-        );
+        let mut search = Search::new(config.tt_bytes, config.limits, config.checkpoint_size);
+        search.checkpoint_plies = config.checkpoint_plies;
         search.flush_nodes = config.flush_nodes;
         search.seed = config.seed;
         Ok(Prover {

@@ -64,7 +64,7 @@ pub struct ProveArgs {
     checkpoint_size: u32,
     /// Write every node proven this many plies below the root or fewer
     /// as soon as it is proven (tests use 0 to leave it to the stop).
-    #[arg(long, default_value_t = 2, hide = true)]
+    #[arg(long, default_value_t = crate::search::CHECKPOINT_PLIES, hide = true)]
     checkpoint_plies: u32,
     /// After proving, make the stored proof smaller by also proving the
     /// winner's other moves where they could replace a bigger part of it,
@@ -202,8 +202,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         limits,
         checkpoint_size: args.checkpoint_size,
         checkpoint_plies: args.checkpoint_plies,
-        // A second's search or a few, after a stop.
-        flush_nodes: 4_000_000,
+        flush_nodes: crate::search::FLUSH_NODES,
         threads: args.many.threads(),
         shrink_alternatives: args.smaller_proof,
         seed: args.seed,

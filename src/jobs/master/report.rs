@@ -119,8 +119,8 @@ pub struct MasterReport {
     /// until the move is expanded).
     pub root_moves: Vec<MoveStanding>,
     /// The top tree's most-proving path from the root when the run ended
-    /// (empty when the root is settled).
-    /// (`state`: `frontier`, `inflight` or `inner`; no reply counts).
+    /// (empty when the root is settled; `state`: `frontier`, `inflight` or
+    /// `inner`; no reply counts).
     pub principal_line: Vec<MoveStanding>,
     /// Every job.
     pub each: Vec<JobFigure>,

@@ -109,7 +109,6 @@ impl<'s> Search<'s> {
         tt_bytes: usize,
         limits: Limits,
         checkpoint_size: u32,
-        checkpoint_plies: u32,
     ) -> Search<'s> {
         Search {
             tt: Tt::with_bytes(tt_bytes),
@@ -125,7 +124,7 @@ impl<'s> Search<'s> {
             seed: 0,
             extracting: false,
             checkpoint_size: checkpoint_size.max(2),
-            checkpoint_plies,
+            checkpoint_plies: 0,
             flush_nodes: 0,
             budget: Budget::new(limits),
         }
