@@ -206,21 +206,9 @@ fn demo_never_creates_tmpdir_and_removes_its_own_directory() {
 /// closed before the program writes (`antiproof ... | true`); the exit
 /// code and stderr.
 fn run_stdout_closed(args: &[&str]) -> (Option<i32>, String) {
-    let mut child = Command::new(util::EXE)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // `spawn` returns once the program is executing, before its first
-    // write: every write it makes finds the pipe closed.
-    drop(child.stdout.take());
-    let o = child.wait_with_output().unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    let mut cmd = util::command();
+    cmd.args(args);
+    util::run_with_closed(cmd, util::Stream::Stdout)
 }
 
 /// Runs antiproof; the exit code, stdout and stderr.

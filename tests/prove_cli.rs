@@ -543,23 +543,18 @@ fn a_search_in_the_background_logs_where_it_stands() {
 #[test]
 fn a_closed_standard_error_does_not_end_a_run() {
     let db = temp_db("cli-closed-stderr");
-    let mut child = util::command()
-        .args(["prove", "--db"])
-        .arg(&db)
-        .args(["--limit", "2s", "--log-every", "100ms", "e3", "f5"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stderr.take());
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
-    );
-    assert!(String::from_utf8_lossy(&o.stdout).contains("saved table:"));
+    let mut cmd = util::command();
+    cmd.args(["prove", "--db"]).arg(&db).args([
+        "--limit",
+        "2s",
+        "--log-every",
+        "100ms",
+        "e3",
+        "f5",
+    ]);
+    let (code, out) = util::run_with_closed(cmd, util::Stream::Stderr);
+    assert_eq!(code, Some(3), "{out}");
+    assert!(out.contains("saved table:"), "{out}");
     assert!(tt_path(&db).exists());
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }

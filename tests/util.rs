@@ -13,7 +13,7 @@ use antiproof::stored::{self, StoredProof};
 use antiproof::wintree::{MoveCode, ProofDag, WriteOptions, write_tree};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// The `antiproof` binary of this build.
 pub const EXE: &str = env!("CARGO_BIN_EXE_antiproof");
@@ -26,6 +26,39 @@ pub fn command() -> Command {
 /// A process's standard error as text.
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// One of a child's two output streams.
+#[derive(Clone, Copy, Debug)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// Runs `cmd` (standard input empty) with the reading end of `closed`'s
+/// pipe closed before the program writes, as `antiproof ... | true` closes
+/// standard output and a log reader that died (`2>&1 | head -1`) closes
+/// standard error; the exit code and the other stream's text.
+pub fn run_with_closed(mut cmd: Command, closed: Stream) -> (Option<i32>, String) {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // `spawn` returns once the program is executing, before its first
+    // write: every write it makes to the closed stream finds the pipe
+    // closed.
+    match closed {
+        Stream::Stdout => drop(child.stdout.take()),
+        Stream::Stderr => drop(child.stderr.take()),
+    }
+    let o = child.wait_with_output().unwrap();
+    let other = match closed {
+        Stream::Stdout => &o.stderr,
+        Stream::Stderr => &o.stdout,
+    };
+    (o.status.code(), String::from_utf8_lossy(other).into_owned())
 }
 
 /// The JSON on a process's standard output; panics, showing both of its
