@@ -22,15 +22,24 @@
 #       # run's, with the lines it has proven: scripts/replies-proven.py
 #       # lists them), then certifies and records it as above; a line the
 #       # store has not proven is an error
+#   scripts/make-proofs.sh --tables DIR --db S "LINE"
+#       # a store proven with `prove --tables DIR` (endgame tables of the
+#       # same rule set): the export expands every table leaf
+#       # (`export --expand-tables`), so the file needs no tables; without
+#       # --db the lines are proven with the tables too
 set -euo pipefail
 rules=international
 smaller=""
 seeds=1
 from_db=""
+tables=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --rules) rules=$2; shift 2 ;;
     --smaller) smaller="--smaller-proof"; shift ;;
+    --tables)
+      [ -d "${2-}" ] || { echo "make-proofs.sh: --tables takes a directory of endgame tables, not '${2-}'" >&2; exit 2; }
+      tables=(--tables "$2"); shift 2 ;;
     --db)
       from_db=${2-}; shift $(($# > 1 ? 2 : 1))
       [ -f "$from_db" ] || { echo "make-proofs.sh: --db takes an existing store, not '$from_db'" >&2; exit 2; } ;;
@@ -78,7 +87,7 @@ for line in "$@"; do
   for ((seed = 0; seed < seeds; seed++)); do
     db="$scratch/$name.$seed.redb"
     # shellcheck disable=SC2086
-    report=$("$bin" prove --memory 8G --rules "$rules" $smaller --seed "$seed" --json --db "$db" $line) ||
+    report=$("$bin" prove --memory 8G --rules "$rules" $smaller ${tables[@]+"${tables[@]}"} --seed "$seed" --json --db "$db" $line) ||
       { echo "make-proofs.sh: prove $line failed (exit $?)" >&2; exit 1; }
     size=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["proof_positions"])' "$report")
     if [ "$seeds" -gt 1 ]; then echo "$line: seed $seed, $size positions" >&2; fi
@@ -97,7 +106,10 @@ for line in "$@"; do
   store=${from_db:-$scratch/$name.$best.redb}
   plain="$scratch/$name.tree"
   # shellcheck disable=SC2086
-  "$bin" export --rules "$rules" --db "$store" $line -o "$plain" >/dev/null
+  expand=()
+  [ ${#tables[@]} -eq 0 ] || expand=(--expand-tables "${tables[@]}")
+  # shellcheck disable=SC2086
+  "$bin" export --rules "$rules" --db "$store" ${expand[@]+"${expand[@]}"} $line -o "$plain" >/dev/null
   if [ "$(stat -c %s "$plain")" -le 1048576 ]; then
     rm -f "proofs/$name.tree.zst"
     mv "$plain" "proofs/$name.tree"
@@ -105,7 +117,7 @@ for line in "$@"; do
   else
     rm -f "proofs/$name.tree"
     # shellcheck disable=SC2086
-    mapfile -t files < <("$bin" export --rules "$rules" --db "$store" $line \
+    mapfile -t files < <("$bin" export --rules "$rules" --db "$store" ${expand[@]+"${expand[@]}"} $line \
       -o "proofs/$name.tree.zst" --zstd-level 19 --split-above 50M | sed -n 's/^wrote \(.*\): rules .*/\1/p')
   fi
   [ "${#files[@]}" -gt 0 ] || { echo "make-proofs.sh: exporting $line wrote no file" >&2; exit 1; }
