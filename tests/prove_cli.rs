@@ -454,6 +454,58 @@ fn a_stopped_search_gives_its_root_moves_and_principal_line() {
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
 }
 
+/// A stopped search whose principal line wanders among moves that change
+/// nothing says so, with what to try: rooks shuffled round a lone king
+/// from 1.e3 Nc6 2.Ba6 bxa6 3.a4 Na5 4.b3 ... (international rules:
+/// root proof number 5 for 845 M nodes). A line that keeps capturing gets
+/// no hint.
+#[test]
+fn a_wandering_search_says_what_to_try() {
+    let db = temp_db("cli-wander");
+    let fen = "3R1R2/8/8/1P6/2P5/8/k2K4/8 b - - 0 36";
+    let limit = ["--limit", "300000 nodes", "--winner", "white", "--fen", fen];
+    let o = prove(&db, &[&["--json"][..], &limit].concat());
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
+    let v = util::json(&o);
+    let quiet = v["principal_line_quiet_plies"]
+        .as_u64()
+        .expect("quiet plies");
+    assert!(quiet >= 40, "{v}");
+    let o = prove(&db, &limit);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let hint = text
+        .lines()
+        .find(|l| l.starts_with("hint:"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        hint.contains("plies without a capture or pawn move"),
+        "{hint}"
+    );
+    assert!(
+        hint.contains("--tables DIR") && hint.contains("--fifty-move-rule"),
+        "{hint}"
+    );
+    // Under the rule the hint names only the tables.
+    let o = prove(&db, &[&["--fifty-move-rule"][..], &limit].concat());
+    let text = String::from_utf8_lossy(&o.stdout);
+    if let Some(hint) = text.lines().find(|l| l.starts_with("hint:")) {
+        assert!(
+            hint.contains("--tables DIR") && !hint.contains("--fifty-move-rule"),
+            "{hint}"
+        );
+    }
+    // A line of captures: no hint.
+    let o = prove(&db, &["--json", "--limit", "20000 nodes", "e3", "g6"]);
+    let v = util::json(&o);
+    assert!(
+        v["principal_line_quiet_plies"].as_u64().unwrap() < 40,
+        "{v}"
+    );
+    let o = prove(&db, &["--limit", "20000 nodes", "e3", "g6"]);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("hint:"));
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+}
+
 /// What a stopped run proved is in the store: each root move it reports
 /// proven is certified from the store. The root's moves and the answers
 /// to them are written as they are proven; and when the run stops, the

@@ -92,6 +92,11 @@ pub struct Standing {
     /// search's order puts first; where it holds none, the first of the
     /// others, and the line ends there (or at 200 plies).
     pub principal_line: Vec<MoveStanding>,
+    /// The longest stretch of the principal line without a capture or
+    /// pawn move, in plies (the largest half-move clock along it, the
+    /// root's own clock included): a search wandering among moves that
+    /// change nothing shows here.
+    pub line_quiet_plies: u32,
 }
 
 /// The longest principal line a [`Standing`] gives.
@@ -159,6 +164,7 @@ impl Prover<'_> {
             });
         }
         let mut principal_line = Vec::new();
+        let mut line_quiet_plies = root.halfmoves();
         let (mut pos, mut key) = (*root, key);
         while principal_line.len() < STANDING_MAX_PLIES {
             let or = or_at(&pos, self.prover);
@@ -185,6 +191,7 @@ impl Prover<'_> {
                 replies: None,
                 replies_proven: None,
             });
+            line_quiet_plies = line_quiet_plies.max(next.pos.halfmoves());
             if !next.in_table {
                 break;
             }
@@ -199,6 +206,7 @@ impl Prover<'_> {
         Standing {
             root_moves,
             principal_line,
+            line_quiet_plies,
         }
     }
 

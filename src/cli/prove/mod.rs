@@ -250,9 +250,13 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
     }
     let (state_saved, state_seeded) = (finished.state_saved, finished.state_seeded);
     let (report, resumed, saved_tt) = (finished.report, finished.resumed, finished.saved_tt);
-    let (root_moves, principal_line) = match finished.standing {
-        Some(st) => (Some(st.root_moves), Some(st.principal_line)),
-        None => (None, None),
+    let (root_moves, principal_line, principal_line_quiet_plies) = match finished.standing {
+        Some(st) => (
+            Some(st.root_moves),
+            Some(st.principal_line),
+            Some(st.line_quiet_plies),
+        ),
+        None => (None, None, None),
     };
     if report.result == ProveResult::Proven {
         store_line_back(&store, rule_set, &start, &played, winner)?;
@@ -283,6 +287,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<u8> {
         root_dn: report.root_dn,
         root_moves,
         principal_line,
+        principal_line_quiet_plies,
         proof_positions: report.proof_positions,
         proof_depth: report.proof_depth,
         records_written: report.records_written,

@@ -34,6 +34,9 @@ pub(super) struct Summary {
     /// most-proving path through the table).
     pub(super) root_moves: Option<Vec<MoveStanding>>,
     pub(super) principal_line: Option<Vec<MoveStanding>>,
+    /// A stopped search: the principal line's longest stretch without a
+    /// capture or pawn move, in plies ([`Standing::line_quiet_plies`]).
+    pub(super) principal_line_quiet_plies: Option<u32>,
     pub(super) proof_positions: u64,
     pub(super) proof_depth: u32,
     pub(super) records_written: u64,
@@ -263,7 +266,46 @@ fn print_standing(out: &mut impl Write, s: &Summary) -> io::Result<()> {
     {
         writeln!(out, "principal line:  {}", principal_line(line))?;
     }
+    if let Some(hint) = wander_hint(s) {
+        writeln!(out, "hint:            {hint}")?;
+    }
     Ok(())
+}
+
+/// A principal line with at least this many plies without a capture or
+/// pawn move gets [`wander_hint`]: far more than a proof needs (the
+/// certificates in `proofs/` have at most 72), far fewer than the 100 of
+/// the fifty-move rule.
+const WANDER_HINT_PLIES: u32 = 40;
+
+/// What to try when a stopped search's principal line wanders among moves
+/// that change nothing (1.e3 Nc6 2.Ba6 bxa6 3.a4 Na5 under international
+/// rules: root proof number 5 for 845 M nodes, its line shuffling rooks
+/// round a lone king; proven in 18.6 M nodes with endgame tables under the
+/// fifty-move rule): the tables and the rule, whichever the run lacks.
+fn wander_hint(s: &Summary) -> Option<String> {
+    let quiet = s.principal_line_quiet_plies?;
+    if quiet < WANDER_HINT_PLIES || (s.tables.is_some() && s.fifty_move_rule) {
+        return None;
+    }
+    let mut tries = Vec::new();
+    if s.tables.is_none() {
+        tries.push(
+            "--tables DIR (`antiproof tables build --dir DIR`, of the same rule set) scores every \
+             position of 4 men or fewer",
+        );
+    }
+    if !s.fifty_move_rule {
+        tries.push(
+            "under --fifty-move-rule 100 such plies end a line as a draw, and a proof under the \
+             rule holds without it too (`verify` checks it under either)",
+        );
+    }
+    Some(format!(
+        "the principal line goes {quiet} plies without a capture or pawn move; a search can \
+         wander among such moves for ever: {}",
+        tries.join("; ")
+    ))
 }
 
 /// The first three of `moves`, each with its state, numbers and replies
