@@ -36,8 +36,9 @@ pub struct ProveArgs {
     /// The side to prove a win for (default: the side to move after the moves).
     #[arg(long, value_parser = values::color)]
     winner: Option<Color>,
-    /// Stop after this long (`30s`, `5m`, `1h`; at most 1 year) or this many
-    /// nodes (`10M nodes`; at most 10^15).
+    /// Stop after this long (`30s`, `5m`, `1h`; at most 1 year; counted
+    /// from the end of `--known`'s loading) or this many nodes (`10M
+    /// nodes`; at most 10^15).
     #[arg(long, value_parser = values::limit)]
     pub(super) limit: Option<Limit>,
     /// Memory for the transposition table (`512M`, `4G`; 64K to 1T).
@@ -450,11 +451,10 @@ fn root_table_value(
 /// stop flag that Ctrl-C, SIGTERM and SIGHUP set), the endgame tables if
 /// given, and the store.
 fn open_run(args: &ProveArgs) -> anyhow::Result<(Limits, Option<crate::tables::Tables>, Store)> {
-    let mut limits = Limits::default();
-    if let Some(l) = args.limit {
-        l.apply(&mut limits);
-    }
-    limits.stop = Some(run::stop_flag());
+    let mut limits = Limits {
+        stop: Some(run::stop_flag()),
+        ..Limits::default()
+    };
     let tables = match &args.tables {
         Some(dir) => {
             if !dir.is_dir() {
@@ -466,6 +466,12 @@ fn open_run(args: &ProveArgs) -> anyhow::Result<(Limits, Option<crate::tables::T
     };
     let store = Store::open(&args.db)?;
     load_known(args, &store)?;
+    // A time limit counts from here: loading known wins (minutes for all
+    // of `proofs/`, each file certified first) does not eat the search's
+    // time, which a run of `--limit 4m --known proofs/` once spent whole.
+    if let Some(l) = args.limit {
+        l.apply(&mut limits);
+    }
     Ok((limits, tables, store))
 }
 

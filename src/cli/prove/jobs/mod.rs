@@ -596,10 +596,10 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     let (start, pos, played) = super::root_of(args)?;
     let winner = super::winner_of(args, &pos, &played);
     let sim = many.executor == ExecutorKind::Sim;
-    let deadline = match args.limit {
+    let run_time = match args.limit {
         None => None,
         Some(Limit::Time(_)) if sim => None,
-        Some(Limit::Time(d)) => Some(Instant::now() + d),
+        Some(Limit::Time(d)) => Some(d),
         Some(Limit::Nodes(_)) => {
             bail!(
                 "--limit with --jobs takes a time (`30s`, `1h`); node budgets are per job (--job-nodes)"
@@ -626,6 +626,8 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
     let (mut exec, sim_measured) = executor(args, jobs, &work_dir, &pos, winner)?;
     let store = Store::open(&args.db)?;
     super::load_known(args, &store)?;
+    // As a plain run's: the time counts from the end of the loading.
+    let deadline = run_time.map(|d| Instant::now() + d);
     let mut tt_seed = Vec::new();
     let state = match many.state_save(crate::jobs::state::DEFAULT_TT_ENTRIES)? {
         None => None,
