@@ -24,6 +24,16 @@ pub struct Limits {
     pub stop: Option<Arc<AtomicBool>>,
 }
 
+impl Limits {
+    /// Moves the deadline, if any, `by` later: time the run spent before
+    /// its search (loading a saved table) is not the search's.
+    pub fn defer_deadline(&mut self, by: std::time::Duration) {
+        if let Some(d) = self.deadline.as_mut() {
+            *d += by;
+        }
+    }
+}
+
 /// The most search threads one run or job takes (`--jobs`, a job file's
 /// `threads`).
 pub const MAX_THREADS: usize = 1024;

@@ -564,6 +564,14 @@ impl<'s> Prover<'s> {
         key
     }
 
+    /// Moves the run's deadline, if any, `by` later, for this thread and
+    /// the other search threads it starts: time spent before the search
+    /// (loading a saved table) is not the search's.
+    pub fn defer_deadline(&mut self, by: std::time::Duration) {
+        self.limits.defer_deadline(by);
+        self.search.budget.defer_deadline(by);
+    }
+
     /// Whether the run's own limits (not another thread) stop it.
     pub(super) fn limits_reached(&self) -> bool {
         self.search

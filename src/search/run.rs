@@ -164,6 +164,7 @@ pub fn prove<'a>(
                 }
                 let mut resumed = false;
                 if tt_path.exists() {
+                    let loading = std::time::Instant::now();
                     match prover.load_tt(&job.root, &tt_path) {
                         Ok(()) => resumed = true,
                         Err(e) => warn(&format!(
@@ -171,6 +172,10 @@ pub fn prove<'a>(
                             tt_path.display()
                         )),
                     }
+                    // Reading gigabytes takes minutes on a loaded machine:
+                    // a time limit is the search's, as `--known`'s
+                    // loading is left out of it too.
+                    prover.defer_deadline(loading.elapsed());
                 }
                 if let Some(f) = progress {
                     prover.on_progress(f);

@@ -37,8 +37,8 @@ pub struct ProveArgs {
     #[arg(long, value_parser = values::color)]
     winner: Option<Color>,
     /// Stop after this long (`30s`, `5m`, `1h`; at most 1 year; counted
-    /// from the end of `--known`'s loading) or this many nodes (`10M
-    /// nodes`; at most 10^15).
+    /// from the end of `--known`'s loading, without a saved table's) or
+    /// this many nodes (`10M nodes`; at most 10^15).
     #[arg(long, value_parser = values::limit)]
     pub(super) limit: Option<Limit>,
     /// Memory for the transposition table (`512M`, `4G`; 64K to 1T).

@@ -104,6 +104,11 @@ impl Budget<'_> {
         }
     }
 
+    /// Moves the run's deadline, if it has one, `by` later.
+    pub(in crate::search) fn defer_deadline(&mut self, by: std::time::Duration) {
+        self.limits.defer_deadline(by);
+    }
+
     /// Stops the search once this thread's count reaches `cap` (`None`:
     /// no such bound), within the run's own limits. `next_check` is
     /// brought forward to it when sooner.
