@@ -494,6 +494,24 @@ fn a_wandering_search_says_what_to_try() {
             "{hint}"
         );
     }
+    // The stretch is counted from the root: a root at half-move clock 60
+    // does not lend the line its plies.
+    let late = fen.replace(" 0 36", " 60 36");
+    let o = prove(
+        &db,
+        &[
+            "--json", "--limit", "50 nodes", "--winner", "white", "--fen", &late,
+        ],
+    );
+    let v = util::json(&o);
+    let plies = v["principal_line"]
+        .as_array()
+        .expect("principal_line")
+        .len() as u64;
+    assert!(
+        v["principal_line_quiet_plies"].as_u64().unwrap() <= plies,
+        "{v}"
+    );
     // A line of captures: no hint.
     let o = prove(&db, &["--json", "--limit", "20000 nodes", "e3", "g6"]);
     let v = util::json(&o);

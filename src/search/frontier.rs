@@ -93,9 +93,9 @@ pub struct Standing {
     /// others, and the line ends there (or at 200 plies).
     pub principal_line: Vec<MoveStanding>,
     /// The longest stretch of the principal line without a capture or
-    /// pawn move, in plies (the largest half-move clock along it, the
-    /// root's own clock included): a search wandering among moves that
-    /// change nothing shows here.
+    /// pawn move, in plies (the largest half-move clock along it, counted
+    /// from the root at most): a search wandering among moves that change
+    /// nothing shows here.
     pub line_quiet_plies: u32,
 }
 
@@ -164,7 +164,7 @@ impl Prover<'_> {
             });
         }
         let mut principal_line = Vec::new();
-        let mut line_quiet_plies = root.halfmoves();
+        let mut line_quiet_plies = 0;
         let (mut pos, mut key) = (*root, key);
         while principal_line.len() < STANDING_MAX_PLIES {
             let or = or_at(&pos, self.prover);
@@ -191,7 +191,8 @@ impl Prover<'_> {
                 replies: None,
                 replies_proven: None,
             });
-            line_quiet_plies = line_quiet_plies.max(next.pos.halfmoves());
+            let depth = principal_line.len() as u32;
+            line_quiet_plies = line_quiet_plies.max(next.pos.halfmoves().min(depth));
             if !next.in_table {
                 break;
             }
