@@ -76,6 +76,9 @@ trap 'rm -rf "$scratch"' EXIT
 if [ $# -eq 0 ]; then
   set -- "e4" "d4" "d3" "e3 d5" "e3 d6" "e3 Na6" "e3 g6" "e3 e5" "e3 f5" "e3 Nf6" "e3 h6" "e3 a5" "e3 a6" "e3 h5" "Nc3" "Nf3" "f4" "h4"
 fi
+# With tables, every export expands their leaves: the file needs none.
+expand=()
+[ ${#tables[@]} -eq 0 ] || expand=(--expand-tables "${tables[@]}")
 mkdir -p proofs
 for line in "$@"; do
   name=$(echo "$line" | tr ' ' '-')$suffix
@@ -106,8 +109,6 @@ for line in "$@"; do
   store=${from_db:-$scratch/$name.$best.redb}
   plain="$scratch/$name.tree"
   # shellcheck disable=SC2086
-  expand=()
-  [ ${#tables[@]} -eq 0 ] || expand=(--expand-tables "${tables[@]}")
   # shellcheck disable=SC2086
   "$bin" export --rules "$rules" --db "$store" ${expand[@]+"${expand[@]}"} $line -o "$plain" >/dev/null
   if [ "$(stat -c %s "$plain")" -le 1048576 ]; then
