@@ -109,7 +109,6 @@ for line in "$@"; do
   store=${from_db:-$scratch/$name.$best.redb}
   plain="$scratch/$name.tree"
   # shellcheck disable=SC2086
-  # shellcheck disable=SC2086
   "$bin" export --rules "$rules" --db "$store" ${expand[@]+"${expand[@]}"} $line -o "$plain" >/dev/null
   if [ "$(stat -c %s "$plain")" -le 1048576 ]; then
     rm -f "proofs/$name.tree.zst"

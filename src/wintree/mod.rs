@@ -28,7 +28,9 @@ pub mod scratch;
 mod writer;
 
 pub use reader::{Children, MoveEntry, Node, NodeKind, WinTree};
-pub use writer::{DagNode, ProofDag, WriteError, WriteOptions, WrittenTree, write_tree};
+pub use writer::{
+    DagNode, ProofDag, SIZE_TABLE_WALKS, WriteError, WriteOptions, WrittenTree, write_tree,
+};
 
 /// The 16-bit move code of the format (defined in [`crate::vocab`]).
 pub use crate::vocab::MoveCode;

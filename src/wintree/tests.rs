@@ -209,3 +209,26 @@ fn a_file_read_into_memory_survives_its_truncation() {
     assert!(WinTree::open_reading_up_to(&path, 4).is_ok());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_size_table_lists_the_shallowest_nodes_within_its_budget() {
+    // A chain of 200 positions: the walk from depth d costs 200 - d, so
+    // the budget of 32 walks (6,400) is crossed by the entry at depth 34
+    // (200 + 199 + ... + 166 = 6,405), which is still written.
+    let mut dag = ProofDag::new();
+    let nodes: Vec<usize> = (0..200).map(|_| dag.add_node()).collect();
+    for w in nodes.windows(2) {
+        dag.add_edge(w[0], mc("e2e3"), w[1]);
+    }
+    let w = write_tree(&dag, nodes[0], &[], &WriteOptions::default()).unwrap();
+    assert_eq!(SIZE_TABLE_WALKS, 32);
+    let want: Vec<(u32, i32)> = (0..35).map(|d| (d, 200 - d as i32)).collect();
+    assert_eq!(w.sizes, want);
+    let t = WinTree::from_bytes(&w.bytes).unwrap();
+    assert_eq!(t.size_table_len(), 35);
+    assert_eq!(t.size(0).unwrap(), Some(200));
+    assert_eq!(t.size(34).unwrap(), Some(166));
+    // Past the table a reader walks (None here); a leaf is 1.
+    assert_eq!(t.size(35).unwrap(), None);
+    assert_eq!(t.size(199).unwrap(), Some(1));
+}

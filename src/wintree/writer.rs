@@ -58,8 +58,10 @@ impl ProofDag {
 /// Options of [`write_tree`].
 #[derive(Clone, Debug)]
 pub struct WriteOptions {
-    /// Write the subtree-size table (an entry for the root and every node
-    /// with children, up to `size_depth` plies below the root).
+    /// Write the subtree-size table: an entry for the root and for the
+    /// shallowest nodes with children (up to `size_depth` plies below the
+    /// root) while their walks cost at most [`SIZE_TABLE_WALKS`] walks of
+    /// the proof.
     pub size_table: bool,
     /// Deepest ply (0 = root) given a size entry; `None`: all.
     pub size_depth: Option<u32>,
@@ -277,27 +279,48 @@ fn lay_out(dag: &ProofDag, root: usize) -> Result<Laid, WriteError> {
     Ok(laid)
 }
 
-/// The size table: for the root and each non-transposition slot with
-/// children (down to `opts.size_depth`), the distinct DAG nodes reachable.
+/// How many walks of the whole proof the size table's entries may cost
+/// together, in the writer and again in the checker: each entry is
+/// counted by a walk of what its node reaches, so a table listing every
+/// node with children cost the sum of all subtree sizes (hours for a proof
+/// of a few million positions with many transpositions).
+pub const SIZE_TABLE_WALKS: u64 = 32;
+
+/// The size table: the root, then the non-transposition slots with
+/// children (down to `opts.size_depth`) shallowest first (by depth, then
+/// slot), each with the distinct DAG nodes it reaches, while the walks so
+/// far cost at most [`SIZE_TABLE_WALKS`] walks of the whole proof (the
+/// entry whose walk crosses that budget is still written). Sorted by slot,
+/// as readers search it. A node without an entry is walked by the reader
+/// when its size is wanted.
 fn size_table(
     dag: &ProofDag,
     laid: &Laid,
     opts: &WriteOptions,
 ) -> Result<Vec<(u32, i32)>, WriteError> {
+    let mut wanted: Vec<u32> = (1..laid.slots.len() as u32)
+        .filter(|&s| {
+            let data = laid.slots[s as usize].0;
+            data & FLAG_TRANSPOSITION == 0
+                && data & FLAG_CHILD != 0
+                && opts
+                    .size_depth
+                    .is_none_or(|d| laid.depth_of_slot[s as usize] <= d)
+        })
+        .collect();
+    wanted.sort_by_key(|&s| (laid.depth_of_slot[s as usize], s));
     let mut sizes = Vec::new();
     let mut mark = vec![0u32; dag.nodes.len()];
     let mut epoch = 0u32;
     let mut work = Vec::new();
-    for (s, &(data, _)) in laid.slots.iter().enumerate() {
-        let wanted = s == 0
-            || (data & FLAG_TRANSPOSITION == 0
-                && data & FLAG_CHILD != 0
-                && opts.size_depth.is_none_or(|d| laid.depth_of_slot[s] <= d));
-        if !wanted {
-            continue;
+    let mut budget: Option<u64> = None;
+    let mut spent = 0u64;
+    for s in std::iter::once(0).chain(wanted) {
+        if budget.is_some_and(|b| spent >= b) {
+            break;
         }
         epoch += 1;
-        let start = laid.dag_of_slot[s];
+        let start = laid.dag_of_slot[s as usize];
         let mut count = 0u64;
         mark[start] = epoch;
         work.push(start);
@@ -310,9 +333,13 @@ fn size_table(
                 }
             }
         }
+        spent += count;
+        // The root's walk is the walk of the whole proof.
+        budget.get_or_insert(count.saturating_mul(SIZE_TABLE_WALKS));
         let size = i32::try_from(count).map_err(|_| WriteError::SizeOverflow(count))?;
-        sizes.push((s as u32, size));
+        sizes.push((s, size));
     }
+    sizes.sort_unstable_by_key(|e| e.0);
     Ok(sizes)
 }
 

@@ -4,8 +4,8 @@
 //! format defines it and the writer computes it. A wrong entry would make
 //! browse and serve report a false size.
 //!
-//! Cost: one parallel pass collects the transposition slots, another finds
-//! the range ends; then, per listed node (in parallel), a walk over whole slot ranges (a node's subtree is the
+//! Cost: one parallel pass collects the transposition slots, one walk of
+//! the layout finds every node's range end; then, per listed node (in parallel), a walk over whole slot ranges (a node's subtree is the
 //! range up to its next sibling in the pre-order layout), so the work is
 //! in the transpositions reached, not the nodes: a range is counted at
 //! once from the transpositions inside it, and only transpositions leading
@@ -15,7 +15,7 @@ use super::layout::path_to;
 use super::{Ctx, Reason, Verdict};
 use crate::wintree::{NodeKind, WinTree};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// Transposition slots of the file, sorted, with their targets.
 struct Transpositions {
@@ -64,7 +64,7 @@ impl Transpositions {
 
 /// Checks every size-table entry; a file without a table passes. The
 /// entries are checked in parallel (each walk is independent; the range
-/// ends they need are found first, also in parallel); the fault reported
+/// ends they need are found first, in one walk of the layout); the fault reported
 /// is the one at the lowest slot, as a sequential check would find it.
 pub(super) fn check(ctx: &Ctx) -> Result<(), Verdict> {
     let tree = ctx.tree;
@@ -75,21 +75,7 @@ pub(super) fn check(ctx: &Ctx) -> Result<(), Verdict> {
     let mut entries: Vec<(u32, i32)> = tree.size_entries().collect();
     entries.sort_unstable();
     entries.dedup();
-    // The starts of every range a walk can visit: the listed nodes and the
-    // transposition targets (resolved). A slot that does not resolve is
-    // reported by the walk that meets it.
-    let mut starts: Vec<u32> = entries
-        .iter()
-        .map(|&(s, _)| s)
-        .chain(trans.targets.iter().copied())
-        .filter_map(|s| tree.resolve(s).ok())
-        .collect();
-    starts.sort_unstable();
-    starts.dedup();
-    let ends: HashMap<u32, u32> = starts
-        .par_iter()
-        .filter_map(|&x| range_end(tree, x).ok().map(|e| (x, e)))
-        .collect();
+    let ends = RangeEnds::walk(tree);
     let fault = entries
         .par_iter()
         .filter_map(
@@ -115,12 +101,12 @@ pub(super) fn check(ctx: &Ctx) -> Result<(), Verdict> {
 
 /// The number of distinct non-transposition nodes reachable from `slot`
 /// (a transposition counts as its target). `ends` holds the range ends
-/// found beforehand; one missing there is found now (a descent from the
-/// root).
+/// found beforehand; one missing there (a slot the walk could not place)
+/// is found now, by a descent from the root that reports what is wrong.
 fn subtree_size(
     tree: &WinTree,
     trans: &Transpositions,
-    ends: &HashMap<u32, u32>,
+    ends: &RangeEnds,
     slot: u32,
 ) -> Result<u64, Reason> {
     // Visited ranges by start: disjoint, and since ranges of a pre-order
@@ -133,8 +119,8 @@ fn subtree_size(
         if seen.range(..=x).next_back().is_some_and(|(_, &e)| x < e) {
             continue;
         }
-        let end = match ends.get(&x) {
-            Some(&e) => e,
+        let end = match ends.get(x) {
+            Some(e) => e,
             None => range_end(tree, x)?,
         };
         let inner: Vec<(u32, u32)> = seen.range(x..end).map(|(&a, &b)| (a, b)).collect();
@@ -157,6 +143,60 @@ fn subtree_size(
         }
     }
     Ok(count)
+}
+
+/// The end of every inner node's slot range, found in one walk of the
+/// layout from the root: a child's range ends at its next sibling, the last
+/// child's at its parent's end. Before, each range end was found by its
+/// own descent from the root, once for each of the millions of
+/// transposition targets of a table-expanded proof.
+struct RangeEnds {
+    /// By slot; [`RangeEnds::NONE`] where the walk did not place one.
+    ends: Vec<u32>,
+}
+
+impl RangeEnds {
+    const NONE: u32 = u32::MAX;
+
+    /// Walks the layout. A child whose range does not nest in its
+    /// parent's, or that is met twice, is not placed (the descent that
+    /// the check falls back to reports it).
+    fn walk(tree: &WinTree) -> RangeEnds {
+        let n = tree.len();
+        let mut ends = vec![Self::NONE; n as usize];
+        let mut stack = Vec::new();
+        if tree.node(0).is_ok_and(|r| r.has_children()) {
+            ends[0] = n;
+            stack.push(0u32);
+        }
+        while let Some(x) = stack.pop() {
+            let end = ends[x as usize];
+            let Ok(children) = tree.children(x) else {
+                continue;
+            };
+            for c in children {
+                let Ok(c) = c else { break };
+                let e = c.next_sibling.unwrap_or(end);
+                if c.index <= x || e <= c.index || e > end || !c.has_children() {
+                    continue;
+                }
+                if ends[c.index as usize] == Self::NONE {
+                    ends[c.index as usize] = e;
+                    stack.push(c.index);
+                }
+            }
+        }
+        RangeEnds { ends }
+    }
+
+    /// The range end of inner node `x`, where the walk placed it (`None`
+    /// for a slot without children: [`range_end`] answers those at once).
+    fn get(&self, x: u32) -> Option<u32> {
+        match self.ends.get(x as usize) {
+            Some(&e) if e != Self::NONE => Some(e),
+            _ => None,
+        }
+    }
 }
 
 /// The end of a node's slot range: its next sibling's index, or its
