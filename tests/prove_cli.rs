@@ -1245,3 +1245,63 @@ fn a_plain_run_state_outlives_a_killed_machine() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Two rooks and a pawn against king and pawn, 30 plies into a quiet
+/// stretch: the ending 1.e3 Nc6 2.Ba6 bxa6 3.a4 Nb8's search shuffled in
+/// for hours. Under the fifty-move rule without tables, the plain search
+/// is not done in a million nodes; `--clock-init 4`, which makes every new
+/// position's proof number its half-move clock over 4 higher, proves it
+/// in exactly 64,863, and the store's proof is certified. The flag is
+/// named in the summary and JSON, bounded (0-100), and refused with the
+/// job executors, whose job files do not carry it.
+#[test]
+fn clock_init_turns_a_shuffling_search_to_progress() {
+    const FEN: &str = "4R3/8/8/2R5/8/p7/2P5/6k1 w - - 0 30";
+    let base = [
+        "--fen", FEN, "--winner", "white", "--rules", "lichess", "--memory", "64M", "--json",
+    ];
+    let plain = temp_db("cli-clock-init");
+    let mut args = base.to_vec();
+    args.extend(["--limit", "1M nodes"]);
+    let o = prove(&plain, &args);
+    assert_eq!(o.status.code(), Some(3), "{}", util::stderr(&o));
+    assert_eq!(util::json(&o)["clock_init"], 0);
+    // A store of its own: the stopped run's saved table would be resumed.
+    let db = temp_db("cli-clock-init-4");
+    let mut args = base.to_vec();
+    args.extend(["--clock-init", "4"]);
+    let o = prove(&db, &args);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let v = util::json(&o);
+    assert_eq!(v["result"], "proven");
+    assert_eq!(v["clock_init"], 4);
+    assert_eq!(v["nodes"].as_u64(), Some(64_863), "{v}");
+    let (code, out, err) = util::antiproof(&[
+        "verify",
+        "--db",
+        db.to_str().unwrap(),
+        "--fen",
+        FEN,
+        "--rules",
+        "lichess",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("CERTIFIED"), "{out}{err}");
+    for bad in [
+        &["--clock-init", "101"][..],
+        &["--clock-init=-1"],
+        &["--clock-init", "4", "--jobs", "2", "--executor", "threads"],
+    ] {
+        let mut args = bad.to_vec();
+        args.extend(["e3", "d5"]);
+        let o = prove(&db, &args);
+        assert_eq!(o.status.code(), Some(2), "{}", util::stderr(&o));
+        assert!(
+            util::stderr(&o).contains("clock-init"),
+            "{}",
+            util::stderr(&o)
+        );
+    }
+    std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
+    std::fs::remove_dir_all(plain.parent().unwrap()).unwrap();
+}

@@ -135,6 +135,7 @@ pub fn run_job(path: &Path, stop: Option<Arc<AtomicBool>>) -> Result<ResultFile,
         shrink_alternatives: false,
         seed: 0,
         lockstep: job.file.lockstep,
+        clock_init: 0,
     };
     let report = std::thread::scope(|scope| {
         std::thread::Builder::new()

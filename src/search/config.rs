@@ -80,6 +80,14 @@ pub struct Config {
     /// settings (the simulated cluster's jobs of several threads; see
     /// `dfpn::Lockstep`). Off: they run at once, as fast as they can.
     pub lockstep: bool,
+    /// Raises each new position's proof number by its half-move clock
+    /// divided by this (0, the default: off): in a quiet stretch of
+    /// shuffling moves, where every order of the same moves is a new node,
+    /// the search then prefers lines that capture or move a pawn. A
+    /// heuristic with an erratic effect (`prove --clock-init`,
+    /// docs/prove.md); sound whatever its value, since only the order of
+    /// the search changes.
+    pub clock_init: u32,
 }
 
 impl Default for Config {
@@ -95,6 +103,7 @@ impl Default for Config {
             shrink_alternatives: false,
             seed: 0,
             lockstep: false,
+            clock_init: 0,
         }
     }
 }

@@ -52,4 +52,4 @@ pub use frontier::{ChildNumbers, MoveStanding, Standing};
 pub use prover::{Prover, StandingFn};
 pub use report::{Progress, ProgressFn, ProofSummary, ProveReport, ProveResult, SearchError};
 pub use shrink::{ShrinkFigures, shrink_stored_proof};
-pub use walk::{WALK_LIMIT, walk_proof, walk_proof_with};
+pub use walk::{WALK_LIMIT, Walked, walk_proof, walk_proof_with, walk_proof_within};

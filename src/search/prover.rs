@@ -8,7 +8,7 @@ use super::extract::Extraction;
 use super::report::{Progress, ProveReport, ProveResult, SearchError};
 use super::shrink::shrink_stored_proof;
 use super::tt::INF;
-use super::walk::{WALK_LIMIT, walk_proof_with};
+use super::walk::{WALK_LIMIT, Walked, walk_proof_within};
 use super::write::Writer;
 use crate::rules::{Color, Position};
 use crate::store::{Store, WinLoss};
@@ -100,6 +100,7 @@ impl<'s> Prover<'s> {
         search.checkpoint_plies = config.checkpoint_plies;
         search.flush_nodes = config.flush_nodes;
         search.seed = config.seed;
+        search.clock_init = config.clock_init;
         Ok(Prover {
             rule_set: config.rule_set,
             prover: winner,
@@ -292,6 +293,7 @@ impl<'s> Prover<'s> {
             span_nodes: 0,
             generated: 0,
             proof_positions: 0,
+            proof_positions_exact: false,
             proof_depth: 0,
             records_written: 0,
             root_pn: 1,
@@ -431,7 +433,7 @@ impl<'s> Prover<'s> {
         let (rule_set, prover, tables) = (self.rule_set, self.prover, self.tables);
         let store = self.writer.store;
         let limits = self.limits.clone();
-        let seed = self.search.seed;
+        let (seed, clock_init) = (self.search.seed, self.search.clock_init);
         let (pn, dn, helper_nodes) = std::thread::scope(|scope| {
             let handles: Vec<_> = views
                 .into_iter()
@@ -460,6 +462,7 @@ impl<'s> Prover<'s> {
                                 shrink_alternatives: false,
                                 seed: helper_seed(seed, i),
                                 lockstep: false,
+                                clock_init,
                             };
                             // With the store, for its proven positions
                             // (its own filter; it writes nothing: no
@@ -697,24 +700,29 @@ impl<'s> Prover<'s> {
     }
 
     /// Replaces the proof's size and depth by exact figures from a walk of
-    /// the stored proof (which also checks that it closes), unless the proof
-    /// is too big to walk quickly.
+    /// the stored proof (which also checks that it closes), whatever the
+    /// records' estimate says (it counts a position once for every path
+    /// into it); past [`WALK_LIMIT`] distinct positions the estimate stays,
+    /// as an upper bound (`proof_positions_exact` false).
     fn exact_figures(&self, root: &Position, report: &mut ProveReport) -> Result<(), SearchError> {
         let Some(store) = self.writer.store else {
             return Ok(());
         };
-        if report.proof_positions > WALK_LIMIT {
-            return Ok(());
-        }
         let endgame_leaf = |p: &Position| self.endgame_win(p) == Some(true);
         let rules = self.writer.rule_set;
-        match walk_proof_with(store, rules, root, self.prover, &endgame_leaf)? {
-            Some((positions, depth)) => {
+        match walk_proof_within(store, rules, root, self.prover, &endgame_leaf, WALK_LIMIT)? {
+            Walked::Closed { positions, depth } => {
                 report.proof_positions = positions;
                 report.proof_depth = depth;
+                report.proof_positions_exact = true;
                 Ok(())
             }
-            None => Err(SearchError::Extraction(
+            Walked::TooBig => {
+                report.proof_positions = report.proof_positions.max(WALK_LIMIT);
+                report.proof_positions_exact = false;
+                Ok(())
+            }
+            Walked::Broken => Err(SearchError::Extraction(
                 "the stored proof does not close".into(),
             )),
         }

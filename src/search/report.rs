@@ -63,6 +63,9 @@ pub struct ProveReport {
     /// walk of the stored proof, up to [`super::WALK_LIMIT`] positions;
     /// beyond it an upper bound from the records' sizes).
     pub proof_positions: u64,
+    /// Whether `proof_positions` is exact (the stored proof was walked to
+    /// its end); false: an upper bound, or no proof.
+    pub proof_positions_exact: bool,
     /// Longest line of the proof in plies (exact when the proof was walked;
     /// else not counting below positions stored by earlier runs).
     pub proof_depth: u32,

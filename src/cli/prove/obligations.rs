@@ -48,6 +48,7 @@ pub(super) fn run_obligations(args: &ProveArgs, path: &Path) -> anyhow::Result<u
                 shrink_alternatives: args.smaller_proof,
                 seed: args.seed,
                 lockstep: false,
+                clock_init: args.clock_init,
             },
             store: &store,
             db: &args.db,

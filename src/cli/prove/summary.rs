@@ -38,6 +38,9 @@ pub(super) struct Summary {
     /// capture or pawn move, in plies ([`Standing::line_quiet_plies`]).
     pub(super) principal_line_quiet_plies: Option<u32>,
     pub(super) proof_positions: u64,
+    /// Whether `proof_positions` is exact (a walk of the stored proof to
+    /// its end); false past the walk's limit: an upper bound.
+    pub(super) proof_positions_exact: bool,
     pub(super) proof_depth: u32,
     pub(super) records_written: u64,
     pub(super) resumed_table: bool,
@@ -91,6 +94,8 @@ pub(super) struct Summary {
     pub(super) revision: String,
     /// The tie-break seed (`--seed`; 0: the default order).
     pub(super) seed: u64,
+    /// `--clock-init D` (0: off).
+    pub(super) clock_init: u32,
     /// The endgame-table directory (`--tables`), if any.
     pub(super) tables: Option<String>,
     /// With `--tables` at a root of 4 men or fewer: its value in the
@@ -162,7 +167,16 @@ pub(super) fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) 
         print_standing(out, s)?;
     }
     if r.result == ProveResult::Proven {
-        writeln!(out, "proof positions: {}", s.proof_positions)?;
+        if s.proof_positions_exact {
+            writeln!(out, "proof positions: {}", s.proof_positions)?;
+        } else {
+            writeln!(
+                out,
+                "proof positions: at most {} (more than {} distinct: not walked to the end)",
+                s.proof_positions,
+                crate::search::WALK_LIMIT
+            )?;
+        }
         writeln!(out, "proof depth:     {} plies", s.proof_depth)?;
         if let Some(a) = &s.alternatives {
             writeln!(
@@ -243,6 +257,13 @@ pub(super) fn print_summary(out: &mut impl Write, s: &Summary, r: &ProveReport) 
     if s.seed != 0 {
         writeln!(out, "seed:            {} (tie-break order)", s.seed)?;
     }
+    if s.clock_init != 0 {
+        writeln!(
+            out,
+            "clock init:      {} (a new position's proof number + its half-move clock / {})",
+            s.clock_init, s.clock_init
+        )?;
+    }
     if let Some(t) = &s.tables {
         writeln!(out, "endgame tables:  {t} (positions of 4 men or fewer)")?;
     }
@@ -283,13 +304,24 @@ const WANDER_HINT_PLIES: u32 = 40;
 /// that change nothing (1.e3 Nc6 2.Ba6 bxa6 3.a4 Na5 under international
 /// rules: root proof number 5 for 845 M nodes, its line shuffling rooks
 /// round a lone king; proven in 18.6 M nodes with endgame tables under the
-/// fifty-move rule): the tables and the rule, whichever the run lacks.
+/// fifty-move rule): the tables and the rule, whichever the run lacks, and
+/// with both, `--clock-init` (3...Nb8: two rooks and a pawn against king
+/// and pawn, beyond the tables, proven with it from where the plain search
+/// had stood for hours).
 fn wander_hint(s: &Summary) -> Option<String> {
     let quiet = s.principal_line_quiet_plies?;
-    if quiet < WANDER_HINT_PLIES || (s.tables.is_some() && s.fifty_move_rule) {
+    let both = s.tables.is_some() && s.fifty_move_rule;
+    if quiet < WANDER_HINT_PLIES || (both && s.clock_init != 0) {
         return None;
     }
     let mut tries = Vec::new();
+    if both {
+        tries.push(
+            "--clock-init 4 makes a new position's proof number its half-move clock over 4 \
+             higher, so the search prefers captures and pawn moves (a heuristic: it helps some \
+             endings and slows others)",
+        );
+    }
     if s.tables.is_none() {
         tries.push(
             "--tables DIR (`antiproof tables build --dir DIR`, of the same rule set) scores every \

@@ -83,6 +83,13 @@ struct Kid {
     size: u32,
 }
 
+/// What `--clock-init D` adds to a new position's proof number: its
+/// half-move clock divided by `D` (0: off).
+#[inline]
+fn clock_raise(halfmoves: u32, clock_init: u32) -> u32 {
+    halfmoves.checked_div(clock_init).unwrap_or(0)
+}
+
 /// A child's key mixed with a seed ([`select`]'s tie-break).
 #[inline(always)]
 fn salted(key: u64, seed: u64) -> u64 {
@@ -274,11 +281,9 @@ impl Prover<'_> {
                 }
             }
         }
-        if or {
-            (1, n.max(1), 0)
-        } else {
-            (n.max(1), 1, 0)
-        }
+        let (pn, dn) = if or { (1, n.max(1)) } else { (n.max(1), 1) };
+        let raise = clock_raise(child.halfmoves(), self.search.clock_init);
+        (pn.saturating_add(raise).min(INF - 1), dn, 0)
     }
 
     /// The df-pn MID procedure. The path's top is `pos`.

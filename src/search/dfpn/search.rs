@@ -46,6 +46,8 @@ pub(in crate::search) struct Search<'s> {
     pub(in crate::search) busy: Option<std::sync::Arc<Busy>>,
     /// [`crate::search::Config::seed`].
     pub(in crate::search) seed: u64,
+    /// [`crate::search::Config::clock_init`].
+    pub(in crate::search) clock_init: u32,
 }
 
 /// The nodes the search threads of one run are in: a count for each of
@@ -122,6 +124,7 @@ impl<'s> Search<'s> {
             root_len: 1,
             busy: None,
             seed: 0,
+            clock_init: 0,
             extracting: false,
             checkpoint_size: checkpoint_size.max(2),
             checkpoint_plies: 0,
