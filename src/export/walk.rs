@@ -124,6 +124,45 @@ impl Exporter<'_> {
         })
     }
 
+    /// The winner's move at a table position into a position the file
+    /// already holds whole, if there is one: a move the tables score a win
+    /// (the child lost for the loser) whose child is written, by the stored
+    /// proof or by a table line, and fits the clock there. Of several, the
+    /// one [`Self::table_move`]'s order puts first. Linking to a written
+    /// subtree cannot close a cycle (the position being written is not in
+    /// it), and the tables' lines converge: sharing them keeps the file
+    /// smaller than each table leaf's quickest line on its own.
+    fn shared_move(&self, t: &Tables, pos: &Position) -> Option<Move> {
+        let fifty = self.need.is_some();
+        let mut best: Option<(u32, Move)> = None;
+        for &m in pos.legal_moves().iter() {
+            let child = pos.play(m);
+            let key = child.pack().0;
+            let written = [self.ids.get(&key), self.table_ids.get(&key)]
+                .into_iter()
+                .flatten()
+                .find(|&&(_, done)| done);
+            let Some(&(id, _)) = written else {
+                continue;
+            };
+            let Some(Value::Loss(n)) = t.probe(&child) else {
+                continue;
+            };
+            if self.reuse(id, &child).is_err() {
+                continue;
+            }
+            let order = match (fifty, m.is_irreversible()) {
+                (false, _) => n as u32,
+                (true, true) => 0,
+                (true, false) => n as u32 + 1,
+            };
+            if best.is_none_or(|(b, _)| order < b) {
+                best = Some((order, m));
+            }
+        }
+        best.map(|(_, m)| m)
+    }
+
     /// Under the fifty-move rule, a position reached at clock 100 or more
     /// that is not a finished game.
     fn past_fifty(&self, pos: &Position) -> Result<(), Broken> {
@@ -240,7 +279,10 @@ impl Exporter<'_> {
                     "the endgame tables' line ends in a game not won by the winner ({o})"
                 ))));
             }
-            None if pos.turn() == self.winner => match self.table_move(t, pos) {
+            None if pos.turn() == self.winner => match self
+                .shared_move(t, pos)
+                .map_or_else(|| self.table_move(t, pos), Ok)
+            {
                 Ok(m) => {
                     self.expanded += 1;
                     vec![m]
