@@ -97,7 +97,10 @@ impl Exporter<'_> {
     /// capture or pawn move to a lost position, else the reversible move
     /// to the loss nearest its next capture or pawn move, if it fits the
     /// clock.
-    fn table_move(&self, t: &Tables, pos: &Position) -> Result<Move, Broken> {
+    /// With the move, its order: under the fifty-move rule the headroom
+    /// need the move gives the position (0 standing for a capture or pawn
+    /// move, whose need is 1), else the distance to the win.
+    fn quickest(&self, t: &Tables, pos: &Position) -> Result<(u32, Move), Broken> {
         let fifty = self.need.is_some();
         let mut best: Option<(u32, Move)> = None;
         for &m in pos.legal_moves().iter() {
@@ -115,7 +118,7 @@ impl Exporter<'_> {
                 best = Some((key, m));
             }
         }
-        best.map(|(_, m)| m).ok_or_else(|| {
+        best.ok_or_else(|| {
             Broken(format!(
                 "the endgame tables in {} do not score this position ({}) a win for the winner",
                 t.dir().display(),
@@ -128,12 +131,22 @@ impl Exporter<'_> {
     /// already holds whole, if there is one: a move the tables score a win
     /// (the child lost for the loser) whose child is written, by the stored
     /// proof or by a table line, and fits the clock there. Of several, the
-    /// one [`Self::table_move`]'s order puts first. Linking to a written
+    /// one [`Self::quickest`]'s order puts first. Linking to a written
     /// subtree cannot close a cycle (the position being written is not in
     /// it), and the tables' lines converge: sharing them keeps the file
     /// smaller than each table leaf's quickest line on its own.
-    fn shared_move(&self, t: &Tables, pos: &Position) -> Option<Move> {
+    ///
+    /// Under the fifty-move rule only a move that needs no more plies
+    /// before the next capture or pawn move than the quickest line does
+    /// (`quick`, [`Self::quickest`]'s order): a position is written once,
+    /// with the need of its first writing, and reached again at a later
+    /// clock it must still fit. Kept at most the tables' own need, it fits
+    /// wherever the tables' line would (without that bound 1.e3 b5 2.Bxb5
+    /// e5's export broke: a shared line needing 90 plies reached at clock
+    /// 13).
+    fn shared_move(&self, t: &Tables, pos: &Position, quick: u32) -> Option<Move> {
         let fifty = self.need.is_some();
+        let bound = quick.max(1);
         let mut best: Option<(u32, Move)> = None;
         for &m in pos.legal_moves().iter() {
             let child = pos.play(m);
@@ -150,6 +163,16 @@ impl Exporter<'_> {
             };
             if self.reuse(id, &child).is_err() {
                 continue;
+            }
+            if let Some(map) = &self.need {
+                let need = if m.is_irreversible() {
+                    1
+                } else {
+                    map.get(&id).copied().unwrap_or(0) as u32 + 1
+                };
+                if need > bound {
+                    continue;
+                }
             }
             let order = match (fifty, m.is_irreversible()) {
                 (false, _) => n as u32,
@@ -239,7 +262,7 @@ impl Exporter<'_> {
     }
 
     /// The subtree the endgame tables give at `pos` (`--expand-tables`):
-    /// at the winner's positions the move [`Self::table_move`] picks, at
+    /// at the winner's positions the move [`Self::shared_move`] or else [`Self::quickest`] picks, at
     /// the loser's every legal move, down to finished games, with the
     /// store's records left aside. The tables' distances fall along every
     /// line (to the win, or under the fifty-move rule to the next capture
@@ -279,10 +302,9 @@ impl Exporter<'_> {
                     "the endgame tables' line ends in a game not won by the winner ({o})"
                 ))));
             }
-            None if pos.turn() == self.winner => match self
-                .shared_move(t, pos)
-                .map_or_else(|| self.table_move(t, pos), Ok)
-            {
+            None if pos.turn() == self.winner => match self.quickest(t, pos).map(|(quick, m)| {
+                self.shared_move(t, pos, quick).unwrap_or(m)
+            }) {
                 Ok(m) => {
                     self.expanded += 1;
                     vec![m]
