@@ -302,9 +302,10 @@ impl Exporter<'_> {
                     "the endgame tables' line ends in a game not won by the winner ({o})"
                 ))));
             }
-            None if pos.turn() == self.winner => match self.quickest(t, pos).map(|(quick, m)| {
-                self.shared_move(t, pos, quick).unwrap_or(m)
-            }) {
+            None if pos.turn() == self.winner => match self
+                .quickest(t, pos)
+                .map(|(quick, m)| self.shared_move(t, pos, quick).unwrap_or(m))
+            {
                 Ok(m) => {
                     self.expanded += 1;
                     vec![m]
