@@ -8,6 +8,15 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
+/// `prove` with `args` on 1.e3 d5 is refused: exit 2, the message naming
+/// `word`.
+#[track_caller]
+fn refused(db: &Path, args: &[&str], word: &str) {
+    let o = prove(db, &[args, &["e3", "d5"]].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", util::stderr(&o));
+    assert!(util::stderr(&o).contains(word), "{}", util::stderr(&o));
+}
+
 fn prove(db: &Path, extra: &[&str]) -> Output {
     util::command()
         .arg("prove")
@@ -100,15 +109,10 @@ fn smaller_proof_proves_alternatives_and_the_proof_stays_certified() {
         &["--rules", "lichess"][..],
         &["--jobs", "2", "--executor", "local"],
     ] {
-        let mut args = vec!["--smaller-proof"];
-        args.extend(extra);
-        args.extend(["e3", "d5"]);
-        let o = prove(&db2, &args);
-        assert_eq!(o.status.code(), Some(2), "{}", util::stderr(&o));
-        assert!(
-            util::stderr(&o).contains("--smaller-proof"),
-            "{}",
-            util::stderr(&o)
+        refused(
+            &db2,
+            &[&["--smaller-proof"][..], extra].concat(),
+            "--smaller-proof",
         );
     }
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
@@ -150,11 +154,7 @@ fn a_seed_searches_in_another_order_and_its_proof_is_certified() {
         &["--seed", "x"],
         &["--seed", "3", "--jobs", "2", "--executor", "local"],
     ] {
-        let mut args = bad.to_vec();
-        args.extend(["e3", "d5"]);
-        let o = prove(&db2, &args);
-        assert_eq!(o.status.code(), Some(2), "{}", util::stderr(&o));
-        assert!(util::stderr(&o).contains("seed"), "{}", util::stderr(&o));
+        refused(&db2, bad, "seed");
     }
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
     std::fs::remove_dir_all(db2.parent().unwrap()).unwrap();
@@ -1292,15 +1292,7 @@ fn clock_init_turns_a_shuffling_search_to_progress() {
         &["--clock-init=-1"],
         &["--clock-init", "4", "--jobs", "2", "--executor", "threads"],
     ] {
-        let mut args = bad.to_vec();
-        args.extend(["e3", "d5"]);
-        let o = prove(&db, &args);
-        assert_eq!(o.status.code(), Some(2), "{}", util::stderr(&o));
-        assert!(
-            util::stderr(&o).contains("clock-init"),
-            "{}",
-            util::stderr(&o)
-        );
+        refused(&db, bad, "clock-init");
     }
     std::fs::remove_dir_all(db.parent().unwrap()).unwrap();
     std::fs::remove_dir_all(plain.parent().unwrap()).unwrap();
