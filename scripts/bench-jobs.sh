@@ -6,15 +6,19 @@
 # wall times (jobs / one process). Targets are ratios, never absolute times.
 #
 #   scripts/bench-jobs.sh [--rounds R] [--jobs N] [--executor search|threads|local]
-#                         [--memory M] [LINE...]      (default line: e3 f5)
+#                         [--memory M] [--many-args "ARGS"] [LINE...]   (default line: e3 f5)
+#
+# --many-args: more options of the job-level run alone, split on spaces
+# (e.g. "--job-widen 2 --job-nodes 1G").
 set -euo pipefail
-rounds=3 jobs=2 executor=search memory=1G
+rounds=3 jobs=2 executor=search memory=1G many_args=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --executor) executor=$2; shift 2 ;;
     --memory) memory=$2; shift 2 ;;
+    --many-args) many_args=$2; shift 2 ;;
     *) break ;;
   esac
 done
@@ -28,7 +32,11 @@ for r in $(seq "$rounds"); do
   for mode in one many; do
     rm -rf "$scratch"/*
     args=(prove --db "$scratch/s.redb" --memory "$memory" --json)
-    [ "$mode" = many ] && args+=(--jobs "$jobs" --executor "$executor")
+    if [ "$mode" = many ]; then
+      args+=(--jobs "$jobs" --executor "$executor")
+      # shellcheck disable=SC2206 # split on spaces, as documented
+      if [ -n "$many_args" ]; then args+=($many_args); fi
+    fi
     t0=$(date +%s.%N)
     /usr/bin/time -f "%U %S" -o "$scratch/time" "$bin" "${args[@]}" "$@" > "$scratch/out.json" || true
     t1=$(date +%s.%N)
@@ -44,7 +52,7 @@ print(d["result"], nodes)' "$scratch/out.json")
     if [ "$mode" = one ]; then one+=("$wall"); else many+=("$wall"); fi
   done
 done
-python3 - "${one[*]}" "${many[*]}" "$jobs" "$executor" "$*" <<'PY'
+python3 - "${one[*]}" "${many[*]}" "$jobs" "$executor${many_args:+ $many_args}" "$*" <<'PY'
 import statistics, sys
 one = [float(x) for x in sys.argv[1].split()]
 many = [float(x) for x in sys.argv[2].split()]

@@ -212,6 +212,66 @@ fn jobs_of_several_threads_take_their_workers_in_lockstep_and_repeat_to_the_node
 }
 
 #[test]
+fn a_job_budget_per_thread_gives_a_wide_job_its_threads_times_the_nodes() {
+    // The root's job takes the 4 idle workers: 2,000 nodes in all without
+    // the flag, 2,000 a thread (8,000) with it; every job's budget is its
+    // threads times a budget of one thread (2,000 x 2^k), and the proof
+    // certifies.
+    let dir = util::temp_dir("per-thread");
+    let base = [
+        "--jobs",
+        "4",
+        "--sim-rate",
+        "1M",
+        "--job-nodes",
+        "2k",
+        "--job-widen",
+        "4",
+    ];
+    let plain = util::ok_json(&sim(&dir.join("plain.redb"), &base));
+    let first = &plain["report"]["each"][0];
+    assert_eq!(
+        (first["threads"].as_u64(), first["budget_nodes"].as_u64()),
+        (Some(4), Some(2000)),
+        "{first}"
+    );
+    let db = dir.join("per.redb");
+    let per = util::ok_json(&sim(
+        &db,
+        &[&base[..], &["--job-budget-per-thread"]].concat(),
+    ));
+    assert_eq!(per["result"], "proven", "{per}");
+    let each = per["report"]["each"].as_array().unwrap();
+    assert_eq!(
+        (
+            each[0]["threads"].as_u64(),
+            each[0]["budget_nodes"].as_u64()
+        ),
+        (Some(4), Some(8000)),
+        "{per}"
+    );
+    for j in each {
+        let (t, b) = (
+            j["threads"].as_u64().unwrap_or(1),
+            j["budget_nodes"].as_u64().unwrap(),
+        );
+        assert!(
+            b % t == 0 && (b / t) % 2000 == 0 && (b / t / 2000).is_power_of_two(),
+            "{j}"
+        );
+    }
+    let v = Command::new(EXE)
+        .arg("verify")
+        .arg("--db")
+        .arg(&db)
+        .arg("d4")
+        .output()
+        .unwrap();
+    assert_eq!(v.status.code(), Some(0), "{v:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn bad_simulation_settings_are_usage_errors_naming_the_option() {
     let dir = util::temp_dir("bad");
     let db = dir.join("t.redb");

@@ -145,6 +145,11 @@ pub struct MasterConfig {
     /// With `widen`: threads a job asks for each first budget in its own
     /// (1: a job of twice the first budget asks for two).
     pub widen_per_budget: u64,
+    /// A leaf's node budget is each thread's: a job of T threads may
+    /// search T times its leaf's budget, so a wide job lasts about as
+    /// long as a job of one thread instead of 1/T of it (`prove
+    /// --job-budget-per-thread`).
+    pub budget_per_thread: bool,
 }
 
 /// Which of a node's siblings a job's thresholds are set against: a job
@@ -544,7 +549,13 @@ impl Master<'_, '_> {
                     self.cfg.rules,
                     self.cfg.winner,
                     Budget {
-                        nodes: n.budget.clamp(1, self.cfg.max_nodes.max(1)),
+                        nodes: n.budget.clamp(1, self.cfg.max_nodes.max(1)).saturating_mul(
+                            if self.cfg.budget_per_thread {
+                                u64::from(threads)
+                            } else {
+                                1
+                            },
+                        ),
                         time_s: time_s.max(0.1),
                         memory_bytes: self.cfg.budget.memory_bytes,
                         threads,

@@ -140,6 +140,11 @@ pub(crate) struct ManyArgs {
     /// (--job-nodes) in its own budget.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..), value_name = "K")]
     job_widen_per_budget: u64,
+    /// --job-nodes is each search thread's: a job of T threads may search
+    /// T times its budget, so a job of many threads lasts about as long as
+    /// one of one thread (with --job-widen or --job-threads).
+    #[arg(long)]
+    job_budget_per_thread: bool,
     /// Factor of a child's budget over its parent's.
     #[arg(long, default_value_t = 2, hide = true)]
     job_growth: u64,
@@ -357,6 +362,7 @@ impl ManyArgs {
             job_growth => "--job-growth",
             job_widen => "--job-widen",
             job_widen_per_budget => "--job-widen-per-budget",
+            job_budget_per_thread => "--job-budget-per-thread",
             slurm_args => "--slurm-args",
             slurm_grace => "--slurm-grace",
             slurm_patience => "--slurm-patience",
@@ -686,6 +692,7 @@ pub(super) fn run(args: &ProveArgs) -> anyhow::Result<u8> {
         spread: many.job_spread,
         widen: many.job_widen,
         widen_per_budget: many.job_widen_per_budget,
+        budget_per_thread: many.job_budget_per_thread,
         min_nodes: exec.min_job_nodes(many.job_nodes),
     };
     let show = io::stderr().is_terminal() && !args.json;
