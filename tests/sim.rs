@@ -260,14 +260,7 @@ fn a_job_budget_per_thread_gives_a_wide_job_its_threads_times_the_nodes() {
             "{j}"
         );
     }
-    let v = Command::new(EXE)
-        .arg("verify")
-        .arg("--db")
-        .arg(&db)
-        .arg("d4")
-        .output()
-        .unwrap();
-    assert_eq!(v.status.code(), Some(0), "{v:?}");
+    util::assert_store_certified(&db, &["d4"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

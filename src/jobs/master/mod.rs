@@ -501,6 +501,12 @@ impl Master<'_, '_> {
                     // else goes out before it.
                     return Ok(sent);
                 };
+                // `--job-budget-per-thread`: the leaf's budget for each thread.
+                let per_thread = if self.cfg.budget_per_thread {
+                    u64::from(threads)
+                } else {
+                    1
+                };
                 let id_s = format!("g{}-n{id}-a{}", self.top.header.generation, n.attempts);
                 let path = self.cfg.work_dir.join(format!("{id_s}.json"));
                 // A stale result or certificate of this name is never
@@ -549,13 +555,10 @@ impl Master<'_, '_> {
                     self.cfg.rules,
                     self.cfg.winner,
                     Budget {
-                        nodes: n.budget.clamp(1, self.cfg.max_nodes.max(1)).saturating_mul(
-                            if self.cfg.budget_per_thread {
-                                u64::from(threads)
-                            } else {
-                                1
-                            },
-                        ),
+                        nodes: n
+                            .budget
+                            .clamp(1, self.cfg.max_nodes.max(1))
+                            .saturating_mul(per_thread),
                         time_s: time_s.max(0.1),
                         memory_bytes: self.cfg.budget.memory_bytes,
                         threads,
