@@ -112,7 +112,7 @@ fn proofs_under_joint_rules_hold_under_both_others() {
     let mut left = Vec::new();
     for (path, meta) in proof_files() {
         let winner = parse_color(meta["winner"].as_str().expect("winner")).unwrap();
-        let made: Rules = meta["rules"].as_str().expect("rules").parse().unwrap();
+        let made = made_under(&meta).stalemate;
         let name = compressed::plain_name(&path)
             .file_stem()
             .unwrap()
